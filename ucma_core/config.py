@@ -1,0 +1,146 @@
+"""One typed configuration object, built explicitly and passed down.
+
+Nothing here reads the environment. Every number that shapes behaviour lives in
+:class:`MemoryConfig`; groups that belong together are nested dataclasses.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, fields
+
+from ucma_core.errors import ConfigurationError
+
+__all__ = [
+    "ChromaConfig",
+    "GraphConfig",
+    "MemoryConfig",
+    "RankingConfig",
+    "RetentionConfig",
+]
+
+
+def _require(condition: bool, message: str) -> None:
+    if not condition:
+        raise ConfigurationError(message)
+
+
+@dataclass(frozen=True)
+class ChromaConfig:
+    """Where vectors live.
+
+    With ``host`` unset the embedded ``PersistentClient`` writes into the memory
+    folder; with ``host`` set a Chroma server (``chroma run``) is used through
+    ``HttpClient`` and the folder keeps only the graph, journal and manifest.
+    """
+
+    host: str | None = None
+    port: int = 8000
+    ssl: bool = False
+    collection: str = "ucma_memories"
+
+    def __post_init__(self) -> None:
+        _require(0 < self.port < 65536, f"chroma port must be 1..65535, got {self.port}")
+        _require(3 <= len(self.collection) <= 512, "chroma collection name must be 3..512 characters")
+
+
+@dataclass(frozen=True)
+class RetentionConfig:
+    """Ebbinghaus retention: R = exp(-t / S), t and S in days."""
+
+    initial_stability_days: float = 1.0
+    #: Stability added per reinforcement, multiplied by the spacing factor.
+    stability_boost: float = 0.5
+    #: Cap on the spacing factor (days since last review) so one late review cannot
+    #: make a memory permanent.
+    max_spacing_factor: float = 30.0
+    #: Importance adds ``importance * importance_stability_bonus`` days of initial stability.
+    importance_stability_bonus: float = 2.0
+
+    def __post_init__(self) -> None:
+        _require(self.initial_stability_days > 0, "initial_stability_days must be > 0")
+        _require(self.stability_boost >= 0, "stability_boost must be >= 0")
+        _require(self.max_spacing_factor >= 1, "max_spacing_factor must be >= 1")
+        _require(self.importance_stability_bonus >= 0, "importance_stability_bonus must be >= 0")
+
+
+@dataclass(frozen=True)
+class RankingConfig:
+    """Weights of the multi-factor rank (relevance, importance, recency, retention)."""
+
+    relevance: float = 0.55
+    importance: float = 0.15
+    recency: float = 0.15
+    retention: float = 0.15
+    recency_half_life_days: float = 7.0
+    #: How many candidates the vector search fetches per requested result.
+    candidate_multiplier: int = 4
+
+    def __post_init__(self) -> None:
+        weights = (self.relevance, self.importance, self.recency, self.retention)
+        _require(all(w >= 0 and math.isfinite(w) for w in weights), "ranking weights must be finite and >= 0")
+        _require(sum(weights) > 0, "at least one ranking weight must be > 0")
+        _require(self.recency_half_life_days > 0, "recency_half_life_days must be > 0")
+        _require(self.candidate_multiplier >= 1, "candidate_multiplier must be >= 1")
+
+
+@dataclass(frozen=True)
+class GraphConfig:
+    """Memory-graph limits (bounded neighbour expansion, PageRank)."""
+
+    max_hops: int = 2
+    max_nodes: int = 50
+    max_fanout: int = 10
+    min_edge_weight: float = 0.1
+    pagerank_damping: float = 0.85
+
+    def __post_init__(self) -> None:
+        _require(self.max_hops >= 0, "max_hops must be >= 0")
+        _require(self.max_nodes >= 1, "max_nodes must be >= 1")
+        _require(self.max_fanout >= 1, "max_fanout must be >= 1")
+        _require(0 < self.pagerank_damping < 1, "pagerank_damping must be in (0, 1)")
+
+
+@dataclass(frozen=True)
+class MemoryConfig:
+    """Everything that can be tuned about a :class:`ucma_core.Memory`.
+
+    Example:
+        >>> from ucma_core import MemoryConfig
+        >>> MemoryConfig(importance_threshold=0.0).importance_threshold
+        0.0
+    """
+
+    #: Observations scored below this stay only in the sensory buffer.
+    importance_threshold: float = 0.2
+    #: Longest accepted content, in characters.
+    max_content_chars: int = 100_000
+    sensory_capacity: int = 512
+    sensory_ttl_seconds: float = 300.0
+    #: Episodes stay in the short-term tier this long before consolidation may compress them.
+    short_term_ttl_hours: float = 48.0
+    embedding_cache_size: int = 1024
+    #: Seconds to wait for another process's lock on the folder; 0 fails at once.
+    lock_timeout: float = 0.0
+    #: fsync the journal on every write (survives power loss, not only process crashes).
+    fsync: bool = False
+    #: Journal entries after which the graph snapshot is rewritten and the journal emptied.
+    snapshot_every: int = 5000
+    chroma: ChromaConfig = field(default_factory=ChromaConfig)
+    retention: RetentionConfig = field(default_factory=RetentionConfig)
+    ranking: RankingConfig = field(default_factory=RankingConfig)
+    graph: GraphConfig = field(default_factory=GraphConfig)
+
+    def __post_init__(self) -> None:
+        _require(0.0 <= self.importance_threshold <= 1.0, "importance_threshold must be in [0, 1]")
+        _require(self.max_content_chars > 0, "max_content_chars must be > 0")
+        _require(self.sensory_capacity > 0, "sensory_capacity must be > 0")
+        _require(self.sensory_ttl_seconds > 0, "sensory_ttl_seconds must be > 0")
+        _require(self.short_term_ttl_hours > 0, "short_term_ttl_hours must be > 0")
+        _require(self.embedding_cache_size >= 0, "embedding_cache_size must be >= 0")
+        _require(self.lock_timeout >= 0, "lock_timeout must be >= 0")
+        _require(self.snapshot_every >= 1, "snapshot_every must be >= 1")
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, float):
+                _require(math.isfinite(value), f"{f.name} must be finite")

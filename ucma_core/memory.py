@@ -1,0 +1,679 @@
+"""The public face of UCMA: one object per memory folder.
+
+:class:`Memory` validates arguments, serialises access with a lock and delegates
+to the stores; it holds no policy of its own. Every public method has an async
+partner (``aobserve``, ``aremember``…) generated from it by :func:`_in_thread`, so
+the logic exists once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any, ParamSpec, TypeVar
+
+from ucma_core.config import MemoryConfig
+from ucma_core.dynamics.importance import HeuristicImportance
+from ucma_core.embedders.cache import CachedEmbedder, as_embedder
+from ucma_core.embedders.default import default_embedder
+from ucma_core.errors import ClosedMemoryError, InvalidInputError, MemoryNotFoundError
+from ucma_core.graph.memory_graph import EdgeType
+from ucma_core.protocols import Clock, Embedder, ImportanceScorer
+from ucma_core.records import (
+    Fact,
+    Intention,
+    IntentionStatus,
+    Learning,
+    LearningType,
+    MemoryRecord,
+    MemoryType,
+    Procedure,
+    ProcedureStatus,
+    RetrievalResult,
+    Source,
+)
+from ucma_core.retrieval.filters import Filters
+from ucma_core.retrieval.search import Retriever
+from ucma_core.scope import AnyScope
+from ucma_core.storage.backend import Backend
+from ucma_core.stores.context import StoreContext
+from ucma_core.stores.episodic import EpisodeDraft, EpisodicStore
+from ucma_core.stores.learning import LearningStore
+from ucma_core.stores.procedural import ProceduralStore
+from ucma_core.stores.prospective import ProspectiveStore
+from ucma_core.stores.semantic import SemanticStore
+from ucma_core.stores.sensory import SensoryBuffer, SensoryEntry
+from ucma_core.validation import (
+    check_content,
+    check_metadata,
+    check_scope_id,
+    check_strings,
+    check_time_range,
+    check_unit,
+    to_epoch,
+)
+
+__all__ = ["Memory"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+Scope = str | AnyScope | None
+
+
+def _in_thread(method: Callable[..., R]) -> Callable[..., Any]:
+    """The async partner of a sync method: the same code, run in a worker thread."""
+
+    @functools.wraps(method)
+    async def partner(self: Memory, *args: Any, **kwargs: Any) -> R:
+        return await asyncio.to_thread(method, self, *args, **kwargs)
+
+    partner.__name__ = "a" + method.__name__
+    partner.__qualname__ = f"Memory.a{method.__name__}"
+    partner.__doc__ = f"Async :meth:`Memory.{method.__name__}` (same behaviour, run in a worker thread)."
+    return partner
+
+
+class Memory:
+    """A persistent cognitive memory in one folder.
+
+    Args:
+        path: the memory folder (created if missing).
+        config: tuning; defaults to :class:`MemoryConfig()`.
+        embedder: any object with ``name``, ``dimension`` and ``embed(texts)``. By
+            default a folder reopens with the built-in embedder that created it, and
+            a new folder uses the offline MiniLM model from ``ucma[local]``.
+        provider: scores importance (``score_importance(content, source=...)``);
+            defaults to :class:`~ucma_core.dynamics.importance.HeuristicImportance`.
+        clock: returns the current time in epoch seconds; every time-dependent
+            decision uses it (default ``time.time``).
+
+    Example:
+        >>> import tempfile
+        >>> from ucma_core import Memory
+        >>> from ucma_core.embedders import HashingEmbedder
+        >>> with Memory(tempfile.mkdtemp(), embedder=HashingEmbedder()) as mem:
+        ...     mem.observe("I'm Ana and I prefer concise answers.", user_id="ana") is not None
+        ...     mem.remember("how does Ana like answers?", user_id="ana")[0].memory_type.value
+        True
+        'episodic'
+    """
+
+    def __init__(self, path: str | Path, *, config: MemoryConfig | None = None, embedder: Embedder | None = None,
+                 provider: ImportanceScorer | None = None, clock: Clock | None = None) -> None:
+        self.config = config or MemoryConfig()
+        self._clock: Clock = clock or time.time
+        folder = Path(path)
+        chosen = as_embedder(embedder) if embedder is not None else default_embedder(
+            Backend.recorded_embedder(folder) if (folder / "ucma.json").exists() else None)
+        self._embedder = CachedEmbedder(chosen, self.config.embedding_cache_size)
+        if provider is not None and not callable(getattr(provider, "score_importance", None)):
+            raise InvalidInputError("provider must have a score_importance(content, *, source) method")
+        self._scorer: ImportanceScorer = provider or HeuristicImportance()
+        self._lock = threading.RLock()
+        self._closed = False
+        self._backend = Backend(folder, self.config, embedder_name=chosen.name, dimension=chosen.dimension,
+                                now=self._clock())
+        ctx = StoreContext(self._backend, self._embedder, self.config, self._clock)
+        self._ctx = ctx
+        self.sensory = SensoryBuffer(self.config.sensory_capacity, self.config.sensory_ttl_seconds, self._clock)
+        self._episodic = EpisodicStore(ctx)
+        self._semantic = SemanticStore(ctx)
+        self._procedural = ProceduralStore(ctx)
+        self._learning = LearningStore(ctx)
+        self._prospective = ProspectiveStore(ctx)
+        self._retriever = Retriever(ctx)
+        self._session_id = uuid.uuid4().hex
+        try:
+            self._open_indexes()
+        except BaseException:
+            self._backend.close()
+            raise
+
+    def _open_indexes(self) -> None:
+        restored, _dropped = self._backend.reconcile()
+        graph = self._backend.graph
+        restored_ids = {r.id for r in restored}
+        for memory_id, attrs in graph.nodes():
+            if memory_id in restored_ids:
+                continue
+            if attrs.get("memory_type") == MemoryType.EPISODIC.value:
+                self._episodic.index(memory_id, attrs)
+            elif attrs.get("memory_type") == MemoryType.PROSPECTIVE.value:
+                self._prospective.index(memory_id, attrs)
+        with graph.batch():
+            for record in restored:
+                self._linker(record.memory_type)(record.id)
+
+    def _linker(self, memory_type: MemoryType) -> Callable[[str], None]:
+        return {
+            MemoryType.EPISODIC: self._episodic.link,
+            MemoryType.SEMANTIC: self._semantic.link,
+            MemoryType.PROCEDURAL: self._procedural.link,
+            MemoryType.LEARNING: self._learning.link,
+            MemoryType.PROSPECTIVE: self._prospective.link,
+        }[memory_type]
+
+    # ------------------------------------------------------------------ lifecycle
+    @property
+    def path(self) -> Path:
+        return self._backend.folder
+
+    @property
+    def session_id(self) -> str:
+        """The current session, used by writes that name none."""
+        return self._session_id
+
+    @property
+    def embedder(self) -> Embedder:
+        return self._embedder
+
+    def now(self) -> float:
+        """The memory's clock."""
+        return float(self._clock())
+
+    def close(self) -> None:
+        """Write a fresh graph snapshot and release the folder. Idempotent."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            self._backend.close(compact=True)
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    async def __aenter__(self) -> Memory:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ClosedMemoryError(f"memory at {self._backend.folder} is closed")
+
+    def new_session(self) -> str:
+        """Start a new session and return its id; later writes without ``session_id`` use it."""
+        with self._lock:
+            self._check_open()
+            self._session_id = uuid.uuid4().hex
+            return self._session_id
+
+    # ------------------------------------------------------------------ observe
+    def _draft(self, content: object, *, source: Source | str, user_id: object, agent_id: object,
+               session_id: object, timestamp: object, metadata: object, tags: object, participants: object,
+               importance: object) -> tuple[EpisodeDraft, bool]:
+        text = check_content(content, max_chars=self.config.max_content_chars)
+        src = Source.parse(source).value
+        user = check_scope_id(user_id, "user_id")
+        agent = check_scope_id(agent_id, "agent_id")
+        session = check_scope_id(session_id, "session_id") or self._session_id
+        meta = check_metadata(metadata)
+        now = self.now()
+        ts = now if timestamp is None else to_epoch(timestamp)
+        score = (check_unit(importance, "importance") if importance is not None
+                 else check_unit(self._scorer.score_importance(text, source=src), "provider importance"))
+        draft = EpisodeDraft(content=text, source=src, timestamp=ts, importance=score, user_id=user,
+                             agent_id=agent, session_id=session, metadata=meta,
+                             tags=check_strings(tags, "tags"), participants=check_strings(participants,
+                                                                                          "participants"))
+        return draft, score >= self.config.importance_threshold
+
+    def observe(self, content: str, *, source: Source | str = "user", user_id: str | None = None,
+                agent_id: str | None = None, session_id: str | None = None,
+                timestamp: datetime | float | None = None, metadata: Mapping[str, Any] | None = None,
+                tags: Sequence[str] | None = None, participants: Sequence[str] | None = None,
+                importance: float | None = None) -> str | None:
+        """Take in something that happened; return its memory id, or ``None`` if it was not kept.
+
+        The content passes through the sensory buffer; if its importance (scored by
+        the provider, or given) reaches ``config.importance_threshold`` it becomes an
+        episode. The id is returned only once the episode is durable: it survives a
+        crash of this process. Pending intentions whose triggers occur in the content
+        fire (see :meth:`intentions`).
+        """
+        return self.observe_many([{
+            "content": content, "source": source, "user_id": user_id, "agent_id": agent_id,
+            "session_id": session_id, "timestamp": timestamp, "metadata": metadata, "tags": tags,
+            "participants": participants, "importance": importance,
+        }])[0]
+
+    def observe_many(self, items: Iterable[str | Mapping[str, Any]], **defaults: Any) -> list[str | None]:
+        """Observe many items with one embedding batch, one Chroma write and one journal append.
+
+        Each item is a str or a dict of :meth:`observe`'s arguments; ``defaults``
+        (e.g. ``user_id=...``) apply to items that do not set them. Every item is
+        validated before anything is stored, so one bad item stores nothing.
+        """
+        allowed = {"content", "source", "user_id", "agent_id", "session_id", "timestamp", "metadata", "tags",
+                   "participants", "importance"}
+        unknown = set(defaults) - allowed
+        if unknown:
+            raise InvalidInputError(f"unknown observe argument(s): {', '.join(sorted(unknown))}")
+        with self._lock:
+            self._check_open()
+            drafts: list[tuple[EpisodeDraft, bool]] = []
+            for n, item in enumerate(items):
+                fields = {"content": item} if isinstance(item, str) else dict(item)
+                if not isinstance(item, (str, Mapping)):
+                    raise InvalidInputError(f"item {n} must be a str or a dict, not {type(item).__name__}")
+                bad = set(fields) - allowed
+                if bad:
+                    raise InvalidInputError(f"item {n} has unknown key(s): {', '.join(sorted(bad))}")
+                merged = {"source": "user", **{k: v for k, v in defaults.items()},
+                          **{k: v for k, v in fields.items() if v is not None or k == "content"}}
+                merged.setdefault("content", None)
+                drafts.append(self._draft(
+                    merged["content"], source=merged["source"], user_id=merged.get("user_id"),
+                    agent_id=merged.get("agent_id"), session_id=merged.get("session_id"),
+                    timestamp=merged.get("timestamp"), metadata=merged.get("metadata"),
+                    tags=merged.get("tags"), participants=merged.get("participants"),
+                    importance=merged.get("importance")))
+            kept = [d for d, keep in drafts if keep]
+            vectors = self._embedder.embed([d.content for d in kept]) if kept else []
+            with self._backend.graph.batch():
+                episodes = iter(self._episodic.add(kept, vectors))
+                ids: list[str | None] = []
+                received = self.now()
+                for draft, keep in drafts:
+                    memory_id = next(episodes).id if keep else None
+                    if memory_id is not None:
+                        self._prospective.fire(memory_id, draft.content, draft.user_id, draft.agent_id)
+                    self.sensory.ingest(SensoryEntry(
+                        content=draft.content, source=draft.source, timestamp=draft.timestamp,
+                        received_at=received, importance=draft.importance, user_id=draft.user_id,
+                        agent_id=draft.agent_id, session_id=draft.session_id, memory_id=memory_id))
+                    ids.append(memory_id)
+            return ids
+
+    # ------------------------------------------------------------------ remember
+    def remember(self, query: str, *, k: int = 10, user_id: Scope = None, agent_id: Scope = None,
+                 session_id: Scope = None, memory_types: Sequence[MemoryType | str] | None = None,
+                 time_range: tuple[datetime | float, datetime | float] | None = None,
+                 tags: Sequence[str] | None = None, now: datetime | float | None = None) -> list[RetrievalResult]:
+        """The ``k`` memories most worth recalling for ``query``, best first.
+
+        Candidates come from dense search within the scope and filters; they are
+        ranked by relevance, importance, recency and retention (weights in
+        ``config.ranking``), measured at ``now`` (default: the memory's clock).
+        Superseded facts, deprecated procedures and resolved intentions are left
+        out. Every returned memory is reinforced (its retention stability grows).
+        ``user_id=None`` reads only memories stored without a user; pass
+        :data:`~ucma_core.ANY` to read across users.
+        """
+        text = check_content(query, max_chars=self.config.max_content_chars, what="query")
+        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 1000:
+            raise InvalidInputError(f"k must be an int in 1..1000, got {k!r}")
+        filters = Filters(
+            user_id=user_id if isinstance(user_id, AnyScope) else check_scope_id(user_id, "user_id"),
+            agent_id=agent_id if isinstance(agent_id, AnyScope) else check_scope_id(agent_id, "agent_id"),
+            session_id=session_id if isinstance(session_id, AnyScope) else check_scope_id(session_id, "session_id"),
+            memory_types=tuple(MemoryType.parse(t) for t in (memory_types or ())),
+            time_range=check_time_range(time_range),
+            tags=check_strings(tags, "tags"),
+        )
+        with self._lock:
+            self._check_open()
+            at = self.now() if now is None else to_epoch(now, "now")
+            return self._retriever.search(text, k=k, filters=filters, now=at)
+
+    # ------------------------------------------------------------------ explicit writes
+    def assert_fact(self, subject: str, predicate: str, object: str, *, confidence: float = 0.8,
+                    user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
+                    source_ids: Sequence[str] = (), valid_from: datetime | float | None = None,
+                    importance: float = 0.6, source: Source | str = "user",
+                    metadata: Mapping[str, Any] | None = None, tags: Sequence[str] | None = None,
+                    exclusive: bool = False) -> Fact:
+        """Store ``subject predicate object`` or reinforce it if already known.
+
+        The id is derived from the scope and the normalised triple, so asserting the
+        same fact again raises its confidence and adds ``source_ids`` to its
+        provenance instead of duplicating it. With ``exclusive=True`` the fact
+        replaces the current facts with the same subject and predicate: they get
+        ``valid_to`` and stay in history, linked by ``supersedes`` edges.
+        """
+        args = {
+            "subject": check_content(subject, max_chars=1000, what="subject"),
+            "predicate": check_content(predicate, max_chars=1000, what="predicate"),
+            "obj": check_content(object, max_chars=self.config.max_content_chars, what="object"),
+            "confidence": check_unit(confidence, "confidence"),
+            "user_id": check_scope_id(user_id, "user_id"),
+            "agent_id": check_scope_id(agent_id, "agent_id"),
+            "source_ids": check_strings(source_ids, "source_ids"),
+            "valid_from": None if valid_from is None else to_epoch(valid_from, "valid_from"),
+            "importance": check_unit(importance, "importance"),
+            "source": Source.parse(source).value,
+            "metadata": check_metadata(metadata),
+            "tags": check_strings(tags, "tags"),
+            "exclusive": bool(exclusive),
+        }
+        with self._lock:
+            self._check_open()
+            session = check_scope_id(session_id, "session_id") or self._session_id
+            with self._backend.graph.batch():
+                return self._semantic.assert_fact(session_id=session, **args)  # type: ignore[arg-type]
+
+    def add_procedure(self, name: str, steps: Sequence[str], *, description: str = "",
+                      trigger_tags: Sequence[str] | None = None, status: ProcedureStatus | str = "draft",
+                      user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
+                      importance: float = 0.6, source: Source | str = "user",
+                      metadata: Mapping[str, Any] | None = None, source_ids: Sequence[str] = ()) -> Procedure:
+        """Store a named procedure (unique per scope) with its ordered steps."""
+        step_list = check_strings(list(steps) if not isinstance(steps, str) else None, "steps", max_len=10_000)
+        if not step_list:
+            raise InvalidInputError("a procedure needs at least one step (a list of str)")
+        try:
+            parsed_status = ProcedureStatus(status)
+        except ValueError as e:
+            raise InvalidInputError(f"unknown procedure status {status!r}; use draft, active or deprecated") from e
+        args = {
+            "name": check_content(name, max_chars=200, what="name"),
+            "steps": step_list,
+            "description": description if isinstance(description, str) else check_content(description, max_chars=1),
+            "trigger_tags": check_strings(trigger_tags, "trigger_tags"),
+            "status": parsed_status,
+            "user_id": check_scope_id(user_id, "user_id"),
+            "agent_id": check_scope_id(agent_id, "agent_id"),
+            "importance": check_unit(importance, "importance"),
+            "source": Source.parse(source).value,
+            "metadata": check_metadata(metadata),
+            "source_ids": check_strings(source_ids, "source_ids"),
+        }
+        with self._lock:
+            self._check_open()
+            session = check_scope_id(session_id, "session_id") or self._session_id
+            with self._backend.graph.batch():
+                return self._procedural.add(session_id=session, **args)  # type: ignore[arg-type]
+
+    def record_outcome(self, procedure_id: str, success: bool) -> Procedure:
+        """Fold one run's outcome into a procedure's success rate; returns the updated procedure."""
+        if not isinstance(success, bool):
+            raise InvalidInputError(f"success must be a bool, not {type(success).__name__}")
+        with self._lock:
+            self._check_open()
+            self._require(procedure_id, MemoryType.PROCEDURAL)
+            self._procedural.record_outcome(procedure_id, success)
+            return self._fetch(procedure_id, Procedure)
+
+    def find_procedures(self, tags: Sequence[str], *, user_id: str | None = None,
+                        agent_id: str | None = None, include_deprecated: bool = False) -> list[Procedure]:
+        """Procedures whose trigger tags overlap ``tags``, ranked by overlap then evidence-weighted success."""
+        wanted = check_strings(tags, "tags")
+        with self._lock:
+            self._check_open()
+            ids = self._procedural.find(wanted, check_scope_id(user_id, "user_id"),
+                                        check_scope_id(agent_id, "agent_id"),
+                                        include_deprecated=include_deprecated)
+            found = self._backend.fetch(ids)
+            return [found[i] for i in ids if isinstance(found.get(i), Procedure)]  # type: ignore[misc]
+
+    def learn(self, insight: str, *, title: str = "", learning_type: LearningType | str = "domain_insight",
+              applicability: Sequence[str] | None = None, confidence: float = 0.5, importance: float = 0.7,
+              evidence: Sequence[str] = (), user_id: str | None = None, agent_id: str | None = None,
+              session_id: str | None = None, source: Source | str = "assistant",
+              metadata: Mapping[str, Any] | None = None) -> Learning:
+        """Store a distilled lesson; ``evidence`` are ids of the memories that support it."""
+        try:
+            parsed_type = LearningType(learning_type)
+        except ValueError as e:
+            known = ", ".join(t.value for t in LearningType)
+            raise InvalidInputError(f"unknown learning type {learning_type!r}; expected one of: {known}") from e
+        args = {
+            "insight": check_content(insight, max_chars=self.config.max_content_chars, what="insight"),
+            "title": "" if title == "" else check_content(title, max_chars=500, what="title"),
+            "learning_type": parsed_type,
+            "applicability": check_strings(applicability, "applicability"),
+            "confidence": check_unit(confidence, "confidence"),
+            "importance": check_unit(importance, "importance"),
+            "evidence": check_strings(evidence, "evidence"),
+            "user_id": check_scope_id(user_id, "user_id"),
+            "agent_id": check_scope_id(agent_id, "agent_id"),
+            "source": Source.parse(source).value,
+            "metadata": check_metadata(metadata),
+        }
+        with self._lock:
+            self._check_open()
+            session = check_scope_id(session_id, "session_id") or self._session_id
+            with self._backend.graph.batch():
+                return self._learning.add(session_id=session, **args)  # type: ignore[arg-type]
+
+    def validate_learning(self, learning_id: str, success: bool) -> Learning:
+        """Confirm (+0.10 confidence) or refute (−0.15) a learning; returns the updated learning."""
+        if not isinstance(success, bool):
+            raise InvalidInputError(f"success must be a bool, not {type(success).__name__}")
+        with self._lock:
+            self._check_open()
+            self._require(learning_id, MemoryType.LEARNING)
+            self._learning.validate(learning_id, success)
+            return self._fetch(learning_id, Learning)
+
+    def intend(self, description: str, trigger: str | Sequence[str], *, action: str | None = None,
+               priority: float = 0.7, user_id: str | None = None, agent_id: str | None = None,
+               session_id: str | None = None, metadata: Mapping[str, Any] | None = None) -> Intention:
+        """Remember to do something when an observation mentions any of the ``trigger`` phrases."""
+        args = {
+            "description": check_content(description, max_chars=self.config.max_content_chars,
+                                         what="description"),
+            "trigger": check_strings(trigger, "trigger", max_len=500),
+            "action": None if action is None else check_content(action, max_chars=10_000, what="action"),
+            "priority": check_unit(priority, "priority"),
+            "user_id": check_scope_id(user_id, "user_id"),
+            "agent_id": check_scope_id(agent_id, "agent_id"),
+            "source": "user",
+            "metadata": check_metadata(metadata),
+        }
+        if not args["trigger"]:
+            raise InvalidInputError("trigger needs at least one phrase")
+        with self._lock:
+            self._check_open()
+            session = check_scope_id(session_id, "session_id") or self._session_id
+            with self._backend.graph.batch():
+                return self._prospective.add(session_id=session, **args)  # type: ignore[arg-type]
+
+    def intentions(self, *, status: IntentionStatus | str | None = None,
+                   user_id: Scope = None) -> list[Intention]:
+        """Intentions in the user's scope (optionally of one status), oldest first."""
+        wanted = None if status is None else IntentionStatus(status).value
+        with self._lock:
+            self._check_open()
+            ids = [i for i, a in self._backend.graph.nodes()
+                   if a.get("memory_type") == MemoryType.PROSPECTIVE.value
+                   and (isinstance(user_id, AnyScope) or a.get("user_id") == user_id)
+                   and (wanted is None or a.get("status") == wanted)]
+            found = self._backend.fetch(ids)
+            out = [r for r in found.values() if isinstance(r, Intention)]
+            return sorted(out, key=lambda r: (r.timestamp, r.id))
+
+    def resolve_intention(self, intention_id: str) -> Intention:
+        """Mark an intention done."""
+        with self._lock:
+            self._check_open()
+            self._require(intention_id, MemoryType.PROSPECTIVE)
+            self._prospective.resolve(intention_id)
+            return self._fetch(intention_id, Intention)
+
+    def link(self, source_id: str, target_id: str, edge_type: EdgeType | str = "related_to",
+             weight: float = 1.0) -> None:
+        """Add a typed, weighted edge between two memories."""
+        with self._lock:
+            self._check_open()
+            if isinstance(weight, bool) or not isinstance(weight, (int, float)):
+                raise InvalidInputError("weight must be a number in (0, 1]")
+            self._backend.graph.add_edge(source_id, target_id, edge_type, float(weight))
+
+    # ------------------------------------------------------------------ reads
+    def get(self, memory_id: str) -> MemoryRecord | None:
+        """The stored record, or ``None`` if there is no such memory."""
+        if not isinstance(memory_id, str):
+            raise InvalidInputError(f"memory_id must be a str, not {type(memory_id).__name__}")
+        with self._lock:
+            self._check_open()
+            if self._backend.graph.node(memory_id) is None or memory_id.startswith("entity:"):
+                return None
+            return self._backend.fetch([memory_id]).get(memory_id)
+
+    def facts_about(self, entity: str, *, user_id: str | None = None, agent_id: str | None = None,
+                    role: str | None = None, include_superseded: bool = False) -> list[Fact]:
+        """Facts whose subject or object is ``entity`` (``role`` = ``"subject"`` / ``"object"`` to pick one end)."""
+        if role not in (None, "subject", "object"):
+            raise InvalidInputError(f"role must be 'subject', 'object' or None, got {role!r}")
+        name = check_content(entity, max_chars=1000, what="entity")
+        with self._lock:
+            self._check_open()
+            ids = self._semantic.facts_about(name, check_scope_id(user_id, "user_id"),
+                                             check_scope_id(agent_id, "agent_id"), role=role,
+                                             include_superseded=include_superseded)
+            found = self._backend.fetch(ids)
+            return [found[i] for i in ids if isinstance(found.get(i), Fact)]  # type: ignore[misc]
+
+    def related_entities(self, entity: str, *, hops: int = 1, user_id: str | None = None,
+                         agent_id: str | None = None) -> dict[str, int]:
+        """Entities connected to ``entity`` through current facts: ``{name: hops}``."""
+        if isinstance(hops, bool) or not isinstance(hops, int) or not 1 <= hops <= 5:
+            raise InvalidInputError("hops must be an int in 1..5")
+        with self._lock:
+            self._check_open()
+            return self._semantic.related_entities(check_content(entity, max_chars=1000, what="entity"),
+                                                   check_scope_id(user_id, "user_id"),
+                                                   check_scope_id(agent_id, "agent_id"), hops=hops)
+
+    def neighbours(self, memory_id: str, *, hops: int = 1) -> list[tuple[str, int, float]]:
+        """Memories near ``memory_id`` in the graph (bounded by ``config.graph``):
+        ``(id, hops, activation)``, strongest first; entities are skipped."""
+        with self._lock:
+            self._check_open()
+            node = self._backend.graph.node(memory_id)
+            if node is None:
+                raise MemoryNotFoundError(f"no memory with id {memory_id!r}")
+            g = self.config.graph
+            reached = self._backend.graph.expand({memory_id: 1.0}, max_hops=min(hops, g.max_hops) or 1,
+                                                 max_nodes=g.max_nodes, max_fanout=g.max_fanout,
+                                                 min_weight=g.min_edge_weight)
+            filt = Filters(user_id=node.get("user_id"))
+            out = [(n, h, a) for n, (h, a) in reached.items()
+                   if (attrs := self._backend.graph.node(n)) is not None and attrs.get("kind") == "memory"
+                   and filt.admits(attrs)]
+            return sorted(out, key=lambda x: (-x[2], x[0]))
+
+    def stats(self) -> dict[str, Any]:
+        """Counts per memory type, graph size, sensory buffer and cache figures."""
+        with self._lock:
+            self._check_open()
+            counts = {t.value: 0 for t in MemoryType}
+            entities = 0
+            for _, attrs in self._backend.graph.nodes():
+                if attrs.get("kind") == "entity":
+                    entities += 1
+                elif attrs.get("memory_type") in counts:
+                    counts[attrs["memory_type"]] += 1
+            return {
+                "memories": sum(counts.values()),
+                "by_type": counts,
+                "entities": entities,
+                "graph_nodes": len(self._backend.graph),
+                "graph_edges": self._backend.graph.edge_count(),
+                "sensory_buffer": len(self.sensory),
+                "sensory_total": self.sensory.total_ingested,
+                "embedder": self._embedder.name,
+                "dimension": self._embedder.dimension,
+                "embedding_cache": {"hits": self._embedder.hits, "misses": self._embedder.misses},
+                "session_id": self._session_id,
+                "path": str(self._backend.folder),
+            }
+
+    # ------------------------------------------------------------------ forgetting
+    def forget(self, memory_id: str) -> bool:
+        """Delete one memory everywhere (Chroma, graph, indexes); ``False`` if it did not exist."""
+        with self._lock:
+            self._check_open()
+            node = self._backend.graph.node(memory_id)
+            if node is None or node.get("kind") != "memory":
+                return False
+            self._delete([memory_id], scrub=False)
+            return True
+
+    def forget_user(self, user_id: str) -> int:
+        """Delete every memory of ``user_id`` and erase their text from the folder; returns how many.
+
+        Chroma's log and free pages are scrubbed and the graph journal is compacted,
+        so none of the user's text is left in the folder's files (embedded mode).
+        """
+        user = check_scope_id(user_id, "user_id")
+        with self._lock:
+            self._check_open()
+            ids = [i for i, a in self._backend.graph.nodes()
+                   if a.get("kind") == "memory" and a.get("user_id") == user]
+            entity_ids = [i for i, a in self._backend.graph.nodes()
+                          if a.get("kind") == "entity" and a.get("user_id") == user]
+            self._delete(ids, scrub=True)
+            with self._backend.graph.batch():
+                for ent in entity_ids:
+                    self._backend.graph.remove_node(ent)
+            self._backend.graph.compact()
+            self.sensory.forget_user(user)  # type: ignore[arg-type]
+            return len(ids)
+
+    def _delete(self, ids: list[str], *, scrub: bool) -> None:
+        graph = self._backend.graph
+        touched_entities: set[str] = set()
+        with graph.batch():
+            for memory_id in ids:
+                attrs = graph.node(memory_id)
+                if attrs is None:
+                    continue
+                if attrs.get("memory_type") == MemoryType.EPISODIC.value:
+                    self._episodic.remove(memory_id)
+                elif attrs.get("memory_type") == MemoryType.PROSPECTIVE.value:
+                    self._prospective.unindex(memory_id)
+                touched_entities.update(v for _, v, kind, _ in graph.edges_of(memory_id, direction="out")
+                                        if kind in ("subject", "object"))
+            self._backend.delete(ids, scrub=scrub)
+            for ent in touched_entities:
+                if not graph.edges_of(ent):
+                    graph.remove_node(ent)
+
+    # ------------------------------------------------------------------ helpers
+    def _require(self, memory_id: str, memory_type: MemoryType) -> None:
+        node = self._backend.graph.node(memory_id) if isinstance(memory_id, str) else None
+        if node is None or node.get("memory_type") != memory_type.value:
+            raise MemoryNotFoundError(f"no {memory_type.value} memory with id {memory_id!r}")
+
+    def _fetch(self, memory_id: str, cls: type[R]) -> R:
+        record = self._backend.fetch([memory_id]).get(memory_id)
+        if not isinstance(record, cls):
+            raise MemoryNotFoundError(f"memory {memory_id!r} vanished while being read")
+        return record
+
+    # ------------------------------------------------------------------ async partners
+    aclose = _in_thread(close)
+    anew_session = _in_thread(new_session)
+    aobserve = _in_thread(observe)
+    aobserve_many = _in_thread(observe_many)
+    aremember = _in_thread(remember)
+    aassert_fact = _in_thread(assert_fact)
+    aadd_procedure = _in_thread(add_procedure)
+    arecord_outcome = _in_thread(record_outcome)
+    afind_procedures = _in_thread(find_procedures)
+    alearn = _in_thread(learn)
+    avalidate_learning = _in_thread(validate_learning)
+    aintend = _in_thread(intend)
+    aintentions = _in_thread(intentions)
+    aresolve_intention = _in_thread(resolve_intention)
+    alink = _in_thread(link)
+    aget = _in_thread(get)
+    afacts_about = _in_thread(facts_about)
+    arelated_entities = _in_thread(related_entities)
+    aneighbours = _in_thread(neighbours)
+    astats = _in_thread(stats)
+    aforget = _in_thread(forget)
+    aforget_user = _in_thread(forget_user)

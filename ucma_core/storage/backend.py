@@ -1,0 +1,146 @@
+"""One memory folder opened for writing: lock, manifest, Chroma and the journaled graph.
+
+Layout of a folder::
+
+    ucma.json                 manifest: schema version, embedder, Chroma collection
+    LOCK                      held while a process has the folder open
+    chroma/                   embedded Chroma (absent in server mode)
+    graph.snapshot.json       graph + retention state, replaced atomically
+    graph.journal.jsonl       changes since the snapshot, one JSON object a line
+
+Write order makes a crash at any point recoverable: a new memory goes to Chroma
+first and to the graph second; a deletion leaves Chroma first and the graph
+second. :meth:`Backend.reconcile` then only has to rebuild nodes that Chroma has
+and the graph lacks, and drop nodes that Chroma lacks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ucma_core.config import MemoryConfig
+from ucma_core.errors import StorageError
+from ucma_core.graph.memory_graph import MemoryGraph
+from ucma_core.records import MemoryRecord
+from ucma_core.storage import codec
+from ucma_core.storage.journal import Journal
+from ucma_core.storage.lock import FolderLock
+from ucma_core.storage.manifest import Manifest
+from ucma_core.storage.vectors import VectorHit, VectorStore, open_chroma
+
+__all__ = ["Backend"]
+
+
+class Backend:
+    """Persistence for one folder. Not thread-safe: :class:`~ucma_core.Memory` serialises calls."""
+
+    def __init__(self, folder: Path, config: MemoryConfig, *, embedder_name: str, dimension: int,
+                 now: float) -> None:
+        self.folder = folder
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise StorageError(f"cannot create memory folder {folder}: {e}") from e
+        self._lock = FolderLock(folder, timeout=config.lock_timeout)
+        self._lock.acquire()
+        self._journal: Journal | None = None
+        try:
+            manifest = Manifest.load(folder)
+            if manifest is None:
+                manifest = Manifest.create(folder, embedder_name=embedder_name, dimension=dimension, now=now,
+                                           collection=config.chroma.collection if config.chroma.host else None)
+            else:
+                manifest.check_embedder(embedder_name, dimension, folder)
+            self.manifest = manifest
+            embedded = None if config.chroma.host else folder / "chroma"
+            self.vectors = VectorStore(open_chroma(config.chroma, folder), manifest.collection,
+                                       embedded_path=embedded)
+            self._journal = Journal(folder, fsync=config.fsync)
+            snapshot, ops = self._journal.load()
+            self.graph = MemoryGraph(self._journal, snapshot_every=config.snapshot_every)
+            self.graph.load(snapshot, ops)
+        except BaseException:
+            self._release()
+            raise
+
+    @staticmethod
+    def recorded_embedder(folder: Path) -> tuple[str, int] | None:
+        """The embedder name and dimension a folder was created with, if it exists."""
+        manifest = Manifest.load(folder)
+        return None if manifest is None else (manifest.embedder_name, manifest.dimension)
+
+    # ------------------------------------------------------------------ consistency
+    def reconcile(self) -> tuple[list[MemoryRecord], list[str]]:
+        """Make the graph agree with Chroma after a crash.
+
+        Returns the records rebuilt from Chroma (the caller re-links them) and the
+        ids of graph nodes dropped because Chroma never stored them.
+        """
+        memory_nodes = {n for n, a in self.graph.nodes() if a.get("kind") == "memory"}
+        stored = self.vectors.all_ids()
+        missing = sorted(stored - memory_nodes)
+        orphans = sorted(memory_nodes - stored)
+        restored: list[MemoryRecord] = []
+        with self.graph.batch():
+            for node_id in orphans:
+                self.graph.remove_node(node_id)
+            for start in range(0, len(missing), 1000):
+                rows = self.vectors.get(missing[start:start + 1000])
+                for memory_id, (document, meta) in rows.items():
+                    record = codec.decode(memory_id, document, meta, None)
+                    self.graph.put_node(memory_id, codec.node_attrs(record))
+                    restored.append(record)
+        return restored, orphans
+
+    # ------------------------------------------------------------------ writes
+    def insert(self, records: Sequence[MemoryRecord], vectors: Sequence[Sequence[float]]) -> None:
+        """Store new records: Chroma first, then their graph nodes (one journal append
+        when called inside :meth:`MemoryGraph.batch`)."""
+        self.vectors.add([r.id for r in records], vectors, [r.content for r in records],
+                         [codec.to_metadata(r) for r in records])
+        for record in records:
+            self.graph.put_node(record.id, codec.node_attrs(record))
+
+    def delete(self, ids: Sequence[str], *, scrub: bool = False) -> None:
+        """Remove memories from Chroma, then from the graph; ``scrub`` also erases their text
+        from the embedded Chroma files."""
+        self.vectors.delete(ids)
+        with self.graph.batch():
+            for memory_id in ids:
+                self.graph.remove_node(memory_id)
+        if scrub:
+            self.vectors.scrub(ids)
+
+    def set_state(self, memory_id: str, **attrs: Any) -> None:
+        """Change mutable fields of a memory (journaled on its graph node)."""
+        self.graph.put_node(memory_id, {k: list(v) if isinstance(v, tuple) else v for k, v in attrs.items()})
+
+    # ------------------------------------------------------------------ reads
+    def fetch(self, ids: Sequence[str]) -> dict[str, MemoryRecord]:
+        """Full records for those of ``ids`` that exist."""
+        rows = self.vectors.get(ids)
+        return {i: codec.decode(i, doc, meta, self.graph.node(i)) for i, (doc, meta) in rows.items()
+                if self.graph.node(i) is not None}
+
+    def decode_hit(self, hit: VectorHit) -> MemoryRecord | None:
+        node = self.graph.node(hit.id)
+        return None if node is None else codec.decode(hit.id, hit.document, hit.metadata, node)
+
+    # ------------------------------------------------------------------ lifecycle
+    def close(self, *, compact: bool = False) -> None:
+        """Release the folder; ``compact`` first folds the journal into a new snapshot."""
+        try:
+            if compact and self._journal is not None and self._journal.entries_since_snapshot:
+                self.graph.compact()
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        try:
+            if self._journal is not None:
+                self._journal.close()
+                self._journal = None
+        finally:
+            self._lock.release()

@@ -1,0 +1,182 @@
+"""Records ⇄ Chroma metadata and graph-node attributes.
+
+A memory is split in two places:
+
+* Chroma holds the text, the vector and every field that never changes, flattened
+  to Chroma's scalar metadata (tuples and the caller's metadata as JSON strings,
+  plus one boolean key per tag and participant so filters run inside Chroma).
+* The graph node holds the scope, time and every field that changes after the
+  write (importance, retention state, confidence, status…). The node is the truth
+  for those; Chroma keeps their first values so a node lost in a crash can be
+  rebuilt from Chroma alone.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import typing
+from enum import Enum
+from functools import cache
+from typing import Any
+
+from ucma_core.errors import CorruptStoreError
+from ucma_core.records import (
+    Episode,
+    Fact,
+    Intention,
+    Learning,
+    MemoryRecord,
+    MemoryType,
+    Procedure,
+)
+
+__all__ = [
+    "RECORD_CLASSES",
+    "decode",
+    "node_attrs",
+    "participant_key",
+    "scope_value",
+    "tag_key",
+    "to_metadata",
+]
+
+RECORD_CLASSES: dict[MemoryType, type[MemoryRecord]] = {
+    MemoryType.EPISODIC: Episode,
+    MemoryType.SEMANTIC: Fact,
+    MemoryType.PROCEDURAL: Procedure,
+    MemoryType.LEARNING: Learning,
+    MemoryType.PROSPECTIVE: Intention,
+}
+
+#: Fields kept on the graph node for every memory (the scope and clock fields let
+#: indexes be rebuilt from the graph without reading Chroma).
+_COMMON_NODE_FIELDS = (
+    "user_id", "agent_id", "session_id", "timestamp", "importance", "stability", "last_access",
+    "access_count", "source_ids",
+)
+_NODE_FIELDS: dict[type[MemoryRecord], tuple[str, ...]] = {
+    Episode: ("tier", "summary"),
+    Fact: ("subject", "predicate", "object", "confidence", "valid_from", "valid_to", "superseded_by"),
+    Procedure: ("name", "status", "success_rate", "executions", "usage_count"),
+    Learning: ("confidence", "validated", "successes", "failures"),
+    Intention: ("status", "trigger", "triggered_at", "triggered_by"),
+}
+_SKIP_IN_CHROMA = {"id", "content", "metadata"}
+_SCOPE_FIELDS = ("user_id", "agent_id", "session_id")
+
+
+def scope_value(value: str | None) -> str:
+    """How a scope id is stored in Chroma (``None`` becomes ``""``)."""
+    return value or ""
+
+
+def tag_key(tag: str) -> str:
+    return f"tag:{tag}"
+
+
+def participant_key(name: str) -> str:
+    return f"participant:{name.lower()}"
+
+
+@cache
+def _hints(cls: type[MemoryRecord]) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, tuple):
+        return list(value)
+    return value
+
+
+def to_metadata(record: MemoryRecord) -> dict[str, str | int | float | bool]:
+    """Flatten ``record`` (minus text and id) into Chroma metadata."""
+    meta: dict[str, str | int | float | bool] = {
+        "memory_type": record.memory_type.value,
+        "metadata": json.dumps(record.metadata, ensure_ascii=False, allow_nan=False, sort_keys=True),
+    }
+    for f in dataclasses.fields(record):
+        if f.name in _SKIP_IN_CHROMA or f.name == "memory_type":
+            continue
+        value = getattr(record, f.name)
+        if f.name in _SCOPE_FIELDS:
+            meta[f.name] = scope_value(value)
+        elif value is None:
+            continue
+        elif isinstance(value, tuple):
+            meta[f.name] = json.dumps(list(value), ensure_ascii=False)
+        else:
+            meta[f.name] = _plain(value)
+    for tag in record.tags:
+        meta[tag_key(tag)] = True
+    if isinstance(record, Episode):
+        for name in record.participants:
+            meta[participant_key(name)] = True
+    return meta
+
+
+def node_attrs(record: MemoryRecord) -> dict[str, Any]:
+    """The graph-node attributes for ``record``: its type plus the mutable fields."""
+    attrs: dict[str, Any] = {"kind": "memory", "memory_type": record.memory_type.value}
+    for name in _COMMON_NODE_FIELDS + _NODE_FIELDS[type(record)]:
+        attrs[name] = _plain(getattr(record, name))
+    return attrs
+
+
+def _convert(hint: Any, value: Any) -> Any:
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if value is None:
+        return None
+    if origin is tuple:
+        items = json.loads(value) if isinstance(value, str) else value
+        return tuple(items)
+    if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
+        inner = [a for a in args if a is not type(None)]
+        return _convert(inner[0], value) if inner else value
+    if isinstance(hint, type) and issubclass(hint, Enum):
+        return hint(value)
+    if hint is float:
+        return float(value)
+    if hint is int:
+        return int(value)
+    if hint is bool:
+        return bool(value)
+    return value
+
+
+def decode(memory_id: str, document: str, metadata: dict[str, Any], node: dict[str, Any] | None) -> MemoryRecord:
+    """Rebuild a record from its Chroma row, overlaid with its graph node (if any)."""
+    try:
+        mtype = MemoryType(metadata["memory_type"])
+        cls = RECORD_CLASSES[mtype]
+        hints = _hints(cls)
+        values: dict[str, Any] = {
+            "id": memory_id,
+            "memory_type": mtype,
+            "content": document,
+            "metadata": json.loads(str(metadata.get("metadata", "{}"))),
+        }
+        for f in dataclasses.fields(cls):
+            if f.name in values:
+                continue
+            raw = metadata.get(f.name)
+            if node is not None and f.name in node:
+                raw = node[f.name]
+            if f.name in _SCOPE_FIELDS:
+                values[f.name] = raw or None
+            elif raw is None:
+                if f.default is not dataclasses.MISSING:
+                    values[f.name] = f.default
+                elif f.default_factory is not dataclasses.MISSING:
+                    values[f.name] = f.default_factory()
+                else:
+                    values[f.name] = () if typing.get_origin(hints[f.name]) is tuple else None
+            else:
+                values[f.name] = _convert(hints[f.name], raw)
+        return cls(**values)
+    except (KeyError, ValueError, TypeError, json.JSONDecodeError) as e:
+        raise CorruptStoreError(f"stored record {memory_id!r} cannot be decoded: {e}") from e

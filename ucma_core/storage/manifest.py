@@ -1,0 +1,98 @@
+"""The folder manifest: format version, embedder identity and Chroma collection."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from ucma_core.errors import CorruptStoreError, EmbedderMismatchError, SchemaVersionError
+from ucma_core.storage.atomic import read_json, write_json_atomic
+
+__all__ = ["SCHEMA_VERSION", "Manifest"]
+
+#: Bumped whenever the on-disk layout changes incompatibly.
+SCHEMA_VERSION = 1
+_FILE = "ucma.json"
+_FORMAT = "ucma-memory-folder"
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """What a memory folder says about itself."""
+
+    folder_id: str
+    created_at: float
+    embedder_name: str
+    dimension: int
+    collection: str
+    schema_version: int = SCHEMA_VERSION
+
+    @staticmethod
+    def path(folder: Path) -> Path:
+        return folder / _FILE
+
+    @classmethod
+    def load(cls, folder: Path) -> Manifest | None:
+        """Return the folder's manifest, or ``None`` for a folder never used by UCMA."""
+        path = cls.path(folder)
+        if not path.exists():
+            return None
+        data = read_json(path)
+        if not isinstance(data, dict) or data.get("format") != _FORMAT:
+            raise CorruptStoreError(f"{path} is not a UCMA manifest")
+        version = data.get("schema_version")
+        if version != SCHEMA_VERSION:
+            raise SchemaVersionError(
+                f"{folder} uses on-disk schema version {version}; this UCMA reads version "
+                f"{SCHEMA_VERSION}. Open it with a matching UCMA release."
+            )
+        try:
+            return cls(
+                folder_id=str(data["folder_id"]),
+                created_at=float(data["created_at"]),
+                embedder_name=str(data["embedder"]["name"]),
+                dimension=int(data["embedder"]["dimension"]),
+                collection=str(data["collection"]),
+            )
+        except (KeyError, TypeError, ValueError) as e:
+            raise CorruptStoreError(f"{path} is missing a field: {e}") from e
+
+    @classmethod
+    def create(cls, folder: Path, *, embedder_name: str, dimension: int, now: float,
+               collection: str | None) -> Manifest:
+        folder_id = uuid.uuid4().hex
+        manifest = cls(
+            folder_id=folder_id,
+            created_at=now,
+            embedder_name=embedder_name,
+            dimension=dimension,
+            collection=collection or f"ucma-{folder_id}",
+        )
+        write_json_atomic(
+            cls.path(folder),
+            {
+                "format": _FORMAT,
+                "schema_version": SCHEMA_VERSION,
+                "folder_id": manifest.folder_id,
+                "created_at": manifest.created_at,
+                "embedder": {"name": embedder_name, "dimension": dimension},
+                "collection": manifest.collection,
+            },
+        )
+        return manifest
+
+    def check_embedder(self, name: str, dimension: int, folder: Path) -> None:
+        """Raise :class:`EmbedderMismatchError` unless ``name``/``dimension`` match the folder's."""
+        if dimension != self.dimension:
+            raise EmbedderMismatchError(
+                f"embedding dimension {dimension} does not match this memory folder's "
+                f"{self.dimension} (created with {self.embedder_name!r}); open {folder} with the "
+                "same embedder or re-embed into a new folder"
+            )
+        if name != self.embedder_name:
+            raise EmbedderMismatchError(
+                f"embedder {name!r} is not the one that created {folder} ({self.embedder_name!r}); "
+                "vectors from different models cannot be compared. Open it with the same embedder "
+                "or re-embed into a new folder"
+            )

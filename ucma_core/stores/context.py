@@ -1,0 +1,53 @@
+"""What every store shares: the folder's backend, the embedder, the clock and the config."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+from ucma_core.config import MemoryConfig
+from ucma_core.dynamics.retention import initial_stability, reinforced_stability
+from ucma_core.protocols import Clock, Embedder
+from ucma_core.storage.backend import Backend
+
+__all__ = ["StoreContext", "stable_id"]
+
+
+def stable_id(*parts: str | None) -> str:
+    """A deterministic 32-hex-digit id from ``parts`` (``None`` and ``""`` hash alike)."""
+    key = "\x1f".join(p or "" for p in parts)
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+
+
+@dataclass
+class StoreContext:
+    backend: Backend
+    embedder: Embedder
+    config: MemoryConfig
+    clock: Clock
+
+    def now(self) -> float:
+        return float(self.clock())
+
+    def fresh_state(self, importance: float, now: float) -> dict[str, Any]:
+        """Retention fields of a memory stored at ``now``."""
+        return {
+            "stability": initial_stability(importance, self.config.retention),
+            "last_access": now,
+            "access_count": 0,
+        }
+
+    def reinforce(self, memory_id: str, now: float, **extra: Any) -> None:
+        """Record an access: stability grows with the spacing since the last one."""
+        node = self.backend.graph.node(memory_id)
+        if node is None:
+            return
+        last = float(node["last_access"])
+        self.backend.set_state(
+            memory_id,
+            stability=reinforced_stability(float(node["stability"]), last, now, self.config.retention),
+            last_access=max(now, last),
+            access_count=int(node["access_count"]) + 1,
+            **extra,
+        )

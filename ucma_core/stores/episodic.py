@@ -1,0 +1,149 @@
+"""Episodic memory: what happened, when, in which session, with whom.
+
+Episodes enter the short-term tier. Within a session they are chained in time
+order by ``followed_by`` edges (an episode imported out of order is spliced into
+the chain where its timestamp puts it). A sorted in-memory time index answers
+time-range questions by binary search instead of a scan; it and the session
+chains are rebuilt from the graph when the folder is opened.
+"""
+
+from __future__ import annotations
+
+import bisect
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ucma_core.graph.memory_graph import EdgeType
+from ucma_core.records import Episode, MemoryType, Tier
+from ucma_core.stores.context import StoreContext
+
+__all__ = ["EpisodeDraft", "EpisodicStore"]
+
+SessionKey = tuple[str | None, str | None, str | None]
+
+
+@dataclass(frozen=True)
+class EpisodeDraft:
+    """A validated observation about to become an episode."""
+
+    content: str
+    source: str
+    timestamp: float
+    importance: float
+    user_id: str | None
+    agent_id: str | None
+    session_id: str | None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    tags: tuple[str, ...] = ()
+    participants: tuple[str, ...] = ()
+
+
+class EpisodicStore:
+    def __init__(self, ctx: StoreContext) -> None:
+        self._ctx = ctx
+        self._times: list[tuple[float, str]] = []  # sorted (timestamp, id) over all episodes
+        self._sessions: dict[SessionKey, list[tuple[float, str]]] = {}
+
+    # ------------------------------------------------------------------ indexes
+    def index(self, memory_id: str, attrs: dict[str, Any]) -> None:
+        """Add an existing episode (from the graph) to the time and session indexes."""
+        key = (float(attrs["timestamp"]), memory_id)
+        bisect.insort(self._times, key)
+        bisect.insort(self._sessions.setdefault(self._session_key(attrs), []), key)
+
+    def unindex(self, memory_id: str, attrs: dict[str, Any]) -> None:
+        key = (float(attrs["timestamp"]), memory_id)
+        for seq in (self._times, self._sessions.get(self._session_key(attrs), [])):
+            i = bisect.bisect_left(seq, key)
+            if i < len(seq) and seq[i] == key:
+                del seq[i]
+
+    @staticmethod
+    def _session_key(attrs: dict[str, Any]) -> SessionKey:
+        return (attrs.get("user_id"), attrs.get("agent_id"), attrs.get("session_id"))
+
+    # ------------------------------------------------------------------ writes
+    def add(self, drafts: Sequence[EpisodeDraft], vectors: Sequence[Sequence[float]]) -> list[Episode]:
+        """Store episodes (one Chroma write) and chain them into their sessions.
+
+        Must run inside ``graph.batch()`` so the whole write is one journal append.
+        """
+        now = self._ctx.now()
+        episodes = [
+            Episode(
+                id=uuid.uuid4().hex,
+                memory_type=MemoryType.EPISODIC,
+                content=d.content,
+                timestamp=d.timestamp,
+                user_id=d.user_id,
+                agent_id=d.agent_id,
+                session_id=d.session_id,
+                importance=d.importance,
+                source=d.source,
+                tags=d.tags,
+                metadata=d.metadata,
+                source_ids=(),
+                **self._ctx.fresh_state(d.importance, now),
+                tier=Tier.SHORT_TERM,
+                participants=d.participants,
+            )
+            for d in drafts
+        ]
+        self._ctx.backend.insert(episodes, vectors)
+        for ep in episodes:
+            self.link(ep.id)
+        return episodes
+
+    def link(self, memory_id: str) -> None:
+        """Index a stored episode and splice it into its session's ``followed_by`` chain."""
+        graph = self._ctx.backend.graph
+        attrs = graph.node(memory_id)
+        if attrs is None:
+            return
+        self.index(memory_id, attrs)
+        seq = self._sessions[self._session_key(attrs)]
+        i = bisect.bisect_left(seq, (float(attrs["timestamp"]), memory_id))
+        before = seq[i - 1][1] if i > 0 else None
+        after = seq[i + 1][1] if i + 1 < len(seq) else None
+        if before and after:
+            graph.remove_edge(before, after, EdgeType.FOLLOWED_BY)
+        if before:
+            graph.add_edge(before, memory_id, EdgeType.FOLLOWED_BY, 1.0)
+        if after:
+            graph.add_edge(memory_id, after, EdgeType.FOLLOWED_BY, 1.0)
+
+    def remove(self, memory_id: str) -> None:
+        """Drop an episode from the indexes and bridge its session chain (before deletion)."""
+        graph = self._ctx.backend.graph
+        attrs = graph.node(memory_id)
+        if attrs is None:
+            return
+        seq = self._sessions.get(self._session_key(attrs), [])
+        key = (float(attrs["timestamp"]), memory_id)
+        i = bisect.bisect_left(seq, key)
+        if 0 < i < len(seq) - 1 and seq[i] == key:
+            graph.add_edge(seq[i - 1][1], seq[i + 1][1], EdgeType.FOLLOWED_BY, 1.0)
+        self.unindex(memory_id, attrs)
+
+    # ------------------------------------------------------------------ reads
+    def in_range(self, start: float, end: float) -> list[str]:
+        """Ids of episodes with ``start <= timestamp <= end``, oldest first (binary search)."""
+        lo = bisect.bisect_left(self._times, (start, ""))
+        hi = bisect.bisect_right(self._times, (end, "\U0010ffff"))
+        return [memory_id for _, memory_id in self._times[lo:hi]]
+
+    def session(self, user_id: str | None, agent_id: str | None, session_id: str | None) -> list[str]:
+        """Episode ids of one session in time order."""
+        return [memory_id for _, memory_id in self._sessions.get((user_id, agent_id, session_id), [])]
+
+    def neighbours(self, memory_id: str) -> tuple[str | None, str | None]:
+        """The episodes just before and just after ``memory_id`` in its session."""
+        graph = self._ctx.backend.graph
+        before = [u for u, _, _, _ in graph.edges_of(memory_id, EdgeType.FOLLOWED_BY, direction="in")]
+        after = [v for _, v, _, _ in graph.edges_of(memory_id, EdgeType.FOLLOWED_BY, direction="out")]
+        return (before[0] if before else None, after[0] if after else None)
+
+    def __len__(self) -> int:
+        return len(self._times)

@@ -1,0 +1,69 @@
+"""Learnings: distilled lessons, tagged with where they apply.
+
+Confidence moves asymmetrically: a success adds 0.10 and marks the learning
+validated, a failure takes 0.15 away. It takes several confirmations to trust a
+lesson and only a few failures to stop trusting it.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from ucma_core.graph.memory_graph import EdgeType
+from ucma_core.records import Learning, LearningType, MemoryType
+from ucma_core.stores.context import StoreContext
+
+__all__ = ["FAILURE_PENALTY", "SUCCESS_REWARD", "LearningStore", "validated_confidence"]
+
+SUCCESS_REWARD = 0.10
+FAILURE_PENALTY = 0.15
+
+
+def validated_confidence(confidence: float, success: bool) -> float:
+    if success:
+        return min(1.0, confidence + SUCCESS_REWARD)
+    return max(0.0, confidence - FAILURE_PENALTY)
+
+
+class LearningStore:
+    def __init__(self, ctx: StoreContext) -> None:
+        self._ctx = ctx
+
+    def add(self, *, insight: str, title: str, learning_type: LearningType, applicability: tuple[str, ...],
+            confidence: float, importance: float, evidence: Sequence[str], user_id: str | None,
+            agent_id: str | None, session_id: str | None, source: str, metadata: dict[str, Any]) -> Learning:
+        ctx = self._ctx
+        graph = ctx.backend.graph
+        now = ctx.now()
+        learning = Learning(
+            id=uuid.uuid4().hex, memory_type=MemoryType.LEARNING,
+            content=f"{title}: {insight}" if title else insight, timestamp=now,
+            user_id=user_id, agent_id=agent_id, session_id=session_id, importance=importance,
+            source=source, tags=applicability, metadata=metadata,
+            source_ids=tuple(e for e in evidence if e in graph), **ctx.fresh_state(importance, now),
+            learning_type=learning_type, title=title, insight=insight, applicability=applicability,
+            confidence=confidence,
+        )
+        ctx.backend.insert([learning], ctx.embedder.embed([learning.content]))
+        self.link(learning.id)
+        return learning
+
+    def link(self, memory_id: str) -> None:
+        graph = self._ctx.backend.graph
+        attrs = graph.node(memory_id)
+        for source in (attrs or {}).get("source_ids", []):
+            if source in graph:
+                graph.add_edge(memory_id, source, EdgeType.SUPPORTS, 0.8)
+
+    def validate(self, memory_id: str, success: bool) -> None:
+        node = self._ctx.backend.graph.node(memory_id)
+        assert node is not None
+        self._ctx.reinforce(
+            memory_id, self._ctx.now(),
+            confidence=round(validated_confidence(float(node["confidence"]), success), 6),
+            validated=bool(node["validated"]) or success,
+            successes=int(node["successes"]) + (1 if success else 0),
+            failures=int(node["failures"]) + (0 if success else 1),
+        )

@@ -58,7 +58,7 @@ _COMMON_NODE_FIELDS = (
 _NODE_FIELDS: dict[type[MemoryRecord], tuple[str, ...]] = {
     Episode: ("tier", "summary"),
     Fact: ("subject", "predicate", "object", "confidence", "valid_from", "valid_to", "superseded_by"),
-    Procedure: ("name", "status", "success_rate", "executions", "usage_count"),
+    Procedure: ("name", "trigger_tags", "status", "success_rate", "executions", "usage_count"),
     Learning: ("confidence", "validated", "successes", "failures"),
     Intention: ("status", "trigger", "triggered_at", "triggered_by"),
 }

@@ -60,6 +60,8 @@ class SemanticStore:
             ctx.reinforce(memory_id, now,
                           confidence=round(old_conf + (1.0 - old_conf) * confidence * 0.5, 6),
                           source_ids=merged, valid_to=None, superseded_by=None)
+            for source in known_sources:
+                graph.add_edge(memory_id, source, EdgeType.DERIVED_FROM, 0.8)
         else:
             start = now if valid_from is None else valid_from
             fact = Fact(

@@ -1,0 +1,39 @@
+"""Freeze the public names, and keep the core free of frameworks."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import ucma_core
+import ucma_core.embedders
+import ucma_core.errors
+
+
+def test_core_public_names() -> None:
+    assert ucma_core.__all__ == [
+        "ANY", "ChromaConfig", "EdgeType", "Episode", "Fact", "GraphConfig", "Intention", "IntentionStatus",
+        "Learning", "LearningType", "Memory", "MemoryConfig", "MemoryRecord", "MemoryType", "Procedure",
+        "ProcedureStatus", "RankingConfig", "RetentionConfig", "RetrievalResult", "Source", "Tier",
+        "UCMAError",
+    ]
+    assert sorted(ucma_core.__all__) == ucma_core.__all__
+
+
+def test_embedders_and_errors_public_names() -> None:
+    assert ucma_core.embedders.__all__ == [
+        "CachedEmbedder", "HashingEmbedder", "LocalMiniLMEmbedder", "OpenAIEmbedder", "as_embedder"]
+    assert sorted(ucma_core.errors.__all__) == ucma_core.errors.__all__
+    for name in ucma_core.errors.__all__:
+        assert issubclass(getattr(ucma_core.errors, name), ucma_core.errors.UCMAError)
+
+
+def test_core_imports_no_framework_or_optional_dependency() -> None:
+    code = (
+        "import sys, ucma_core, ucma_core.embedders;"
+        "bad = [m for m in ('langchain', 'langchain_core', 'langgraph', 'llama_index', 'openai',"
+        " 'onnxruntime', 'tokenizers', 'tiktoken', 'torch') if m in sys.modules];"
+        "print(','.join(bad))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""

@@ -1,0 +1,63 @@
+"""Scope isolation: reads never cross users unless asked; forget_user removes everything of theirs."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ucma_core import ANY, Memory, MemoryConfig
+from ucma_core.embedders import HashingEmbedder
+
+USERS = ["ana", "bob", "cy", None]
+WORDS = ["garden", "bike", "jazz", "tea", "Porto", "deadline", "python", "dog", "flight", "piano"]
+
+observation = st.tuples(st.sampled_from(USERS), st.lists(st.sampled_from(WORDS), min_size=2, max_size=6))
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(observation, min_size=1, max_size=25), st.sampled_from(USERS), st.lists(st.sampled_from(WORDS),
+                                                                                         min_size=1, max_size=3))
+def test_remember_never_returns_another_users_memories(items, reader, query_words) -> None:
+    with tempfile.TemporaryDirectory() as tmp, Memory(
+        Path(tmp), embedder=HashingEmbedder(64), config=MemoryConfig(importance_threshold=0.0)
+    ) as mem:
+        owner = {}
+        for user, words in items:
+            memory_id = mem.observe(" ".join(words), user_id=user)
+            owner[memory_id] = user
+        mem.assert_fact(" ".join(query_words), "relates to", "garden", user_id="bob")
+        hits = mem.remember(" ".join(query_words), k=50, user_id=reader)
+        assert all(h.record.user_id == reader for h in hits)
+        mine = sum(1 for u in owner.values() if u == reader) + (reader == "bob")
+        assert len(hits) == min(50, mine)
+        everyone = mem.remember(" ".join(query_words), k=50, user_id=ANY)
+        assert len(everyone) == min(50, len(owner) + 1)
+
+
+def test_forget_user_removes_every_trace(mem: Memory) -> None:
+    e = mem.observe("Ana's secret recipe uses saffron", user_id="ana", importance=0.9)
+    mem.assert_fact("Ana", "loves", "saffron", user_id="ana", source_ids=[e])
+    mem.add_procedure("make paella", ["toast rice", "add saffron"], user_id="ana")
+    mem.learn("Ana likes saffron dishes", user_id="ana")
+    mem.intend("suggest saffron dishes", ["dinner"], user_id="ana")
+    keep = mem.observe("Bob's recipe uses paprika", user_id="bob", importance=0.9)
+    assert mem.forget_user("ana") == 5
+    assert mem.remember("saffron recipe", user_id="ana") == []
+    assert mem.facts_about("Ana", user_id="ana") == []
+    assert mem.intentions(user_id="ana") == []
+    assert mem.get(e) is None
+    assert all(a.get("user_id") != "ana" for _, a in mem._backend.graph.nodes())
+    assert all(entry.user_id != "ana" for entry in mem.sensory.recent())
+    assert [h.id for h in mem.remember("recipe", user_id="bob")] == [keep]
+    leftovers = [p for p in Path(mem.path).rglob("*") if p.is_file() and b"saffron" in p.read_bytes()]
+    assert leftovers == []
+
+
+def test_agent_and_session_narrow_reads(mem: Memory) -> None:
+    a = mem.observe("planning the Lisbon offsite", user_id="ana", agent_id="planner", importance=0.9)
+    b = mem.observe("planning the Lisbon offsite budget", user_id="ana", agent_id="finance", importance=0.9)
+    assert {h.id for h in mem.remember("Lisbon offsite", user_id="ana")} == {a, b}
+    assert [h.id for h in mem.remember("Lisbon offsite", user_id="ana", agent_id="finance")] == [b]

@@ -20,9 +20,9 @@ _real_connect = socket.socket.connect
 
 def _loopback_only(self: socket.socket, address: object) -> None:
     host = address[0] if isinstance(address, tuple) else address
-    if isinstance(host, str) and host not in ("127.0.0.1", "::1", "localhost") and not host.startswith("127."):
-        if self.family in (socket.AF_INET, socket.AF_INET6):
-            raise OSError(f"test tried to reach {host!r}; tests run offline")
+    remote = isinstance(host, str) and host not in ("::1", "localhost") and not host.startswith("127.")
+    if remote and self.family in (socket.AF_INET, socket.AF_INET6):
+        raise OSError(f"test tried to reach {host!r}; tests run offline")
     return _real_connect(self, address)  # type: ignore[arg-type]
 
 
@@ -63,6 +63,7 @@ def mem(folder: Path, clock: FakeClock) -> Iterator[Memory]:
 @pytest.fixture
 def keep_all(folder: Path, clock: FakeClock) -> Iterator[Memory]:
     """A memory that keeps every observation (importance threshold 0)."""
-    with Memory(folder, embedder=HashingEmbedder(), clock=clock,
-                config=MemoryConfig(importance_threshold=0.0)) as m:
+    with Memory(
+        folder, embedder=HashingEmbedder(), clock=clock, config=MemoryConfig(importance_threshold=0.0)
+    ) as m:
         yield m

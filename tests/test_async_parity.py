@@ -12,14 +12,23 @@ SYNC_ONLY = {"now"}
 
 
 def _public_methods() -> list[str]:
-    return [n for n, v in vars(Memory).items() if inspect.isfunction(v) and not n.startswith("_")
-            and not n.startswith("a") or n in ("add_procedure", "assert_fact")]
+    return [
+        n
+        for n, v in vars(Memory).items()
+        if (inspect.isfunction(v)
+        and not n.startswith("_")
+        and not n.startswith("a"))
+        or n in ("add_procedure", "assert_fact")
+    ]
 
 
 def test_every_public_method_has_an_async_partner() -> None:
     names = [n for n in _public_methods() if not inspect.iscoroutinefunction(getattr(Memory, n))]
-    missing = [n for n in names if n not in SYNC_ONLY and not inspect.iscoroutinefunction(getattr(Memory, "a" + n,
-                                                                                                  None))]
+    missing = [
+        n
+        for n in names
+        if n not in SYNC_ONLY and not inspect.iscoroutinefunction(getattr(Memory, "a" + n, None))
+    ]
     assert missing == []
     for n in names:
         if n in SYNC_ONLY:

@@ -101,8 +101,16 @@ def test_unknown_memory_type_is_rejected(stored: tuple[Memory, str]) -> None:
 
 @pytest.mark.parametrize(
     "kwargs",
-    [{"k": 0}, {"k": -1}, {"k": 1.5}, {"k": True}, {"time_range": (5, 1)}, {"time_range": (1,)},
-     {"tags": "x" * 500}, {"now": "today"}],
+    [
+        {"k": 0},
+        {"k": -1},
+        {"k": 1.5},
+        {"k": True},
+        {"time_range": (5, 1)},
+        {"time_range": (1,)},
+        {"tags": "x" * 500},
+        {"now": "today"},
+    ],
 )
 def test_bad_remember_arguments_are_rejected(stored: tuple[Memory, str], kwargs: dict) -> None:
     mem, memory_id = stored

@@ -12,9 +12,27 @@ import ucma_core.errors
 
 def test_core_public_names() -> None:
     assert ucma_core.__all__ == [
-        "ANY", "ChromaConfig", "EdgeType", "Episode", "Fact", "GraphConfig", "Intention", "IntentionStatus",
-        "Learning", "LearningType", "Memory", "MemoryConfig", "MemoryRecord", "MemoryType", "Procedure",
-        "ProcedureStatus", "RankingConfig", "RetentionConfig", "RetrievalResult", "Source", "Tier",
+        "ANY",
+        "ChromaConfig",
+        "EdgeType",
+        "Episode",
+        "Fact",
+        "GraphConfig",
+        "Intention",
+        "IntentionStatus",
+        "Learning",
+        "LearningType",
+        "Memory",
+        "MemoryConfig",
+        "MemoryRecord",
+        "MemoryType",
+        "Procedure",
+        "ProcedureStatus",
+        "RankingConfig",
+        "RetentionConfig",
+        "RetrievalResult",
+        "Source",
+        "Tier",
         "UCMAError",
     ]
     assert sorted(ucma_core.__all__) == ucma_core.__all__
@@ -22,7 +40,12 @@ def test_core_public_names() -> None:
 
 def test_embedders_and_errors_public_names() -> None:
     assert ucma_core.embedders.__all__ == [
-        "CachedEmbedder", "HashingEmbedder", "LocalMiniLMEmbedder", "OpenAIEmbedder", "as_embedder"]
+        "CachedEmbedder",
+        "HashingEmbedder",
+        "LocalMiniLMEmbedder",
+        "OpenAIEmbedder",
+        "as_embedder",
+    ]
     assert sorted(ucma_core.errors.__all__) == ucma_core.errors.__all__
     for name in ucma_core.errors.__all__:
         assert issubclass(getattr(ucma_core.errors, name), ucma_core.errors.UCMAError)

@@ -53,9 +53,14 @@ def test_record_outcome_on_unknown_or_wrong_type_raises(mem: Memory) -> None:
 
 def test_learning_confidence_moves_asymmetrically(mem: Memory) -> None:
     e = mem.observe("JWT tokens expired early because of clock skew", importance=0.9)
-    lesson = mem.learn("Check clock skew when JWTs expire early", title="JWT expiry",
-                       learning_type="failure_analysis", applicability=["jwt", "auth"], confidence=0.5,
-                       evidence=[e])
+    lesson = mem.learn(
+        "Check clock skew when JWTs expire early",
+        title="JWT expiry",
+        learning_type="failure_analysis",
+        applicability=["jwt", "auth"],
+        confidence=0.5,
+        evidence=[e],
+    )
     assert lesson.source_ids == (e,) and not lesson.validated
     up = mem.validate_learning(lesson.id, True)
     assert up.confidence == pytest.approx(0.6) and up.validated and up.successes == 1

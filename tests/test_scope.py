@@ -18,12 +18,16 @@ observation = st.tuples(st.sampled_from(USERS), st.lists(st.sampled_from(WORDS),
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(observation, min_size=1, max_size=25), st.sampled_from(USERS), st.lists(st.sampled_from(WORDS),
-                                                                                         min_size=1, max_size=3))
+@given(
+    st.lists(observation, min_size=1, max_size=25),
+    st.sampled_from(USERS),
+    st.lists(st.sampled_from(WORDS), min_size=1, max_size=3),
+)
 def test_remember_never_returns_another_users_memories(items, reader, query_words) -> None:
-    with tempfile.TemporaryDirectory() as tmp, Memory(
-        Path(tmp), embedder=HashingEmbedder(64), config=MemoryConfig(importance_threshold=0.0)
-    ) as mem:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        Memory(Path(tmp), embedder=HashingEmbedder(64), config=MemoryConfig(importance_threshold=0.0)) as mem,
+    ):
         owner = {}
         for user, words in items:
             memory_id = mem.observe(" ".join(words), user_id=user)

@@ -105,24 +105,39 @@ class Memory:
         'episodic'
     """
 
-    def __init__(self, path: str | Path, *, config: MemoryConfig | None = None, embedder: Embedder | None = None,
-                 provider: ImportanceScorer | None = None, clock: Clock | None = None) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        config: MemoryConfig | None = None,
+        embedder: Embedder | None = None,
+        provider: ImportanceScorer | None = None,
+        clock: Clock | None = None,
+    ) -> None:
         self.config = config or MemoryConfig()
         self._clock: Clock = clock or time.time
         folder = Path(path)
-        chosen = as_embedder(embedder) if embedder is not None else default_embedder(
-            Backend.recorded_embedder(folder) if (folder / "ucma.json").exists() else None)
+        chosen = (
+            as_embedder(embedder)
+            if embedder is not None
+            else default_embedder(
+                Backend.recorded_embedder(folder) if (folder / "ucma.json").exists() else None
+            )
+        )
         self._embedder = CachedEmbedder(chosen, self.config.embedding_cache_size)
         if provider is not None and not callable(getattr(provider, "score_importance", None)):
             raise InvalidInputError("provider must have a score_importance(content, *, source) method")
         self._scorer: ImportanceScorer = provider or HeuristicImportance()
         self._lock = threading.RLock()
         self._closed = False
-        self._backend = Backend(folder, self.config, embedder_name=chosen.name, dimension=chosen.dimension,
-                                now=self._clock())
+        self._backend = Backend(
+            folder, self.config, embedder_name=chosen.name, dimension=chosen.dimension, now=self._clock()
+        )
         ctx = StoreContext(self._backend, self._embedder, self.config, self._clock)
         self._ctx = ctx
-        self.sensory = SensoryBuffer(self.config.sensory_capacity, self.config.sensory_ttl_seconds, self._clock)
+        self.sensory = SensoryBuffer(
+            self.config.sensory_capacity, self.config.sensory_ttl_seconds, self._clock
+        )
         self._episodic = EpisodicStore(ctx)
         self._semantic = SemanticStore(ctx)
         self._procedural = ProceduralStore(ctx)
@@ -210,9 +225,20 @@ class Memory:
             return self._session_id
 
     # ------------------------------------------------------------------ observe
-    def _draft(self, content: object, *, source: Source | str, user_id: object, agent_id: object,
-               session_id: object, timestamp: object, metadata: object, tags: object, participants: object,
-               importance: object) -> tuple[EpisodeDraft, bool]:
+    def _draft(
+        self,
+        content: object,
+        *,
+        source: Source | str,
+        user_id: object,
+        agent_id: object,
+        session_id: object,
+        timestamp: object,
+        metadata: object,
+        tags: object,
+        participants: object,
+        importance: object,
+    ) -> tuple[EpisodeDraft, bool]:
         text = check_content(content, max_chars=self.config.max_content_chars)
         src = Source.parse(source).value
         user = check_scope_id(user_id, "user_id")
@@ -221,19 +247,39 @@ class Memory:
         meta = check_metadata(metadata)
         now = self.now()
         ts = now if timestamp is None else to_epoch(timestamp)
-        score = (check_unit(importance, "importance") if importance is not None
-                 else check_unit(self._scorer.score_importance(text, source=src), "provider importance"))
-        draft = EpisodeDraft(content=text, source=src, timestamp=ts, importance=score, user_id=user,
-                             agent_id=agent, session_id=session, metadata=meta,
-                             tags=check_strings(tags, "tags"), participants=check_strings(participants,
-                                                                                          "participants"))
+        score = (
+            check_unit(importance, "importance")
+            if importance is not None
+            else check_unit(self._scorer.score_importance(text, source=src), "provider importance")
+        )
+        draft = EpisodeDraft(
+            content=text,
+            source=src,
+            timestamp=ts,
+            importance=score,
+            user_id=user,
+            agent_id=agent,
+            session_id=session,
+            metadata=meta,
+            tags=check_strings(tags, "tags"),
+            participants=check_strings(participants, "participants"),
+        )
         return draft, score >= self.config.importance_threshold
 
-    def observe(self, content: str, *, source: Source | str = "user", user_id: str | None = None,
-                agent_id: str | None = None, session_id: str | None = None,
-                timestamp: datetime | float | None = None, metadata: Mapping[str, Any] | None = None,
-                tags: Sequence[str] | None = None, participants: Sequence[str] | None = None,
-                importance: float | None = None) -> str | None:
+    def observe(
+        self,
+        content: str,
+        *,
+        source: Source | str = "user",
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        timestamp: datetime | float | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        tags: Sequence[str] | None = None,
+        participants: Sequence[str] | None = None,
+        importance: float | None = None,
+    ) -> str | None:
         """Take in something that happened; return its memory id, or ``None`` if it was not kept.
 
         The content passes through the sensory buffer; if its importance (scored by
@@ -242,11 +288,22 @@ class Memory:
         crash of this process. Pending intentions whose triggers occur in the content
         fire (see :meth:`intentions`).
         """
-        return self.observe_many([{
-            "content": content, "source": source, "user_id": user_id, "agent_id": agent_id,
-            "session_id": session_id, "timestamp": timestamp, "metadata": metadata, "tags": tags,
-            "participants": participants, "importance": importance,
-        }])[0]
+        return self.observe_many(
+            [
+                {
+                    "content": content,
+                    "source": source,
+                    "user_id": user_id,
+                    "agent_id": agent_id,
+                    "session_id": session_id,
+                    "timestamp": timestamp,
+                    "metadata": metadata,
+                    "tags": tags,
+                    "participants": participants,
+                    "importance": importance,
+                }
+            ]
+        )[0]
 
     def observe_many(self, items: Iterable[str | Mapping[str, Any]], **defaults: Any) -> list[str | None]:
         """Observe many items with one embedding batch, one Chroma write and one journal append.
@@ -255,8 +312,18 @@ class Memory:
         (e.g. ``user_id=...``) apply to items that do not set them. Every item is
         validated before anything is stored, so one bad item stores nothing.
         """
-        allowed = {"content", "source", "user_id", "agent_id", "session_id", "timestamp", "metadata", "tags",
-                   "participants", "importance"}
+        allowed = {
+            "content",
+            "source",
+            "user_id",
+            "agent_id",
+            "session_id",
+            "timestamp",
+            "metadata",
+            "tags",
+            "participants",
+            "importance",
+        }
         unknown = set(defaults) - allowed
         if unknown:
             raise InvalidInputError(f"unknown observe argument(s): {', '.join(sorted(unknown))}")
@@ -270,15 +337,26 @@ class Memory:
                 bad = set(fields) - allowed
                 if bad:
                     raise InvalidInputError(f"item {n} has unknown key(s): {', '.join(sorted(bad))}")
-                merged = {"source": "user", **{k: v for k, v in defaults.items()},
-                          **{k: v for k, v in fields.items() if v is not None or k == "content"}}
+                merged = {
+                    "source": "user",
+                    **{k: v for k, v in defaults.items()},
+                    **{k: v for k, v in fields.items() if v is not None or k == "content"},
+                }
                 merged.setdefault("content", None)
-                drafts.append(self._draft(
-                    merged["content"], source=merged["source"], user_id=merged.get("user_id"),
-                    agent_id=merged.get("agent_id"), session_id=merged.get("session_id"),
-                    timestamp=merged.get("timestamp"), metadata=merged.get("metadata"),
-                    tags=merged.get("tags"), participants=merged.get("participants"),
-                    importance=merged.get("importance")))
+                drafts.append(
+                    self._draft(
+                        merged["content"],
+                        source=merged["source"],
+                        user_id=merged.get("user_id"),
+                        agent_id=merged.get("agent_id"),
+                        session_id=merged.get("session_id"),
+                        timestamp=merged.get("timestamp"),
+                        metadata=merged.get("metadata"),
+                        tags=merged.get("tags"),
+                        participants=merged.get("participants"),
+                        importance=merged.get("importance"),
+                    )
+                )
             kept = [d for d, keep in drafts if keep]
             vectors = self._embedder.embed([d.content for d in kept]) if kept else []
             with self._backend.graph.batch():
@@ -289,18 +367,36 @@ class Memory:
                     memory_id = next(episodes).id if keep else None
                     if memory_id is not None:
                         self._prospective.fire(memory_id, draft.content, draft.user_id, draft.agent_id)
-                    self.sensory.ingest(SensoryEntry(
-                        content=draft.content, source=draft.source, timestamp=draft.timestamp,
-                        received_at=received, importance=draft.importance, user_id=draft.user_id,
-                        agent_id=draft.agent_id, session_id=draft.session_id, memory_id=memory_id))
+                    self.sensory.ingest(
+                        SensoryEntry(
+                            content=draft.content,
+                            source=draft.source,
+                            timestamp=draft.timestamp,
+                            received_at=received,
+                            importance=draft.importance,
+                            user_id=draft.user_id,
+                            agent_id=draft.agent_id,
+                            session_id=draft.session_id,
+                            memory_id=memory_id,
+                        )
+                    )
                     ids.append(memory_id)
             return ids
 
     # ------------------------------------------------------------------ remember
-    def remember(self, query: str, *, k: int = 10, user_id: Scope = None, agent_id: Scope = None,
-                 session_id: Scope = None, memory_types: Sequence[MemoryType | str] | None = None,
-                 time_range: tuple[datetime | float, datetime | float] | None = None,
-                 tags: Sequence[str] | None = None, now: datetime | float | None = None) -> list[RetrievalResult]:
+    def remember(
+        self,
+        query: str,
+        *,
+        k: int = 10,
+        user_id: Scope = None,
+        agent_id: Scope = None,
+        session_id: Scope = None,
+        memory_types: Sequence[MemoryType | str] | None = None,
+        time_range: tuple[datetime | float, datetime | float] | None = None,
+        tags: Sequence[str] | None = None,
+        now: datetime | float | None = None,
+    ) -> list[RetrievalResult]:
         """The ``k`` memories most worth recalling for ``query``, best first.
 
         Candidates come from dense search within the scope and filters; they are
@@ -317,7 +413,9 @@ class Memory:
         filters = Filters(
             user_id=user_id if isinstance(user_id, AnyScope) else check_scope_id(user_id, "user_id"),
             agent_id=agent_id if isinstance(agent_id, AnyScope) else check_scope_id(agent_id, "agent_id"),
-            session_id=session_id if isinstance(session_id, AnyScope) else check_scope_id(session_id, "session_id"),
+            session_id=session_id
+            if isinstance(session_id, AnyScope)
+            else check_scope_id(session_id, "session_id"),
             memory_types=tuple(MemoryType.parse(t) for t in (memory_types or ())),
             time_range=check_time_range(time_range),
             tags=check_strings(tags, "tags"),
@@ -328,12 +426,24 @@ class Memory:
             return self._retriever.search(text, k=k, filters=filters, now=at)
 
     # ------------------------------------------------------------------ explicit writes
-    def assert_fact(self, subject: str, predicate: str, object: str, *, confidence: float = 0.8,
-                    user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
-                    source_ids: Sequence[str] = (), valid_from: datetime | float | None = None,
-                    importance: float = 0.6, source: Source | str = "user",
-                    metadata: Mapping[str, Any] | None = None, tags: Sequence[str] | None = None,
-                    exclusive: bool = False) -> Fact:
+    def assert_fact(
+        self,
+        subject: str,
+        predicate: str,
+        object: str,
+        *,
+        confidence: float = 0.8,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        source_ids: Sequence[str] = (),
+        valid_from: datetime | float | None = None,
+        importance: float = 0.6,
+        source: Source | str = "user",
+        metadata: Mapping[str, Any] | None = None,
+        tags: Sequence[str] | None = None,
+        exclusive: bool = False,
+    ) -> Fact:
         """Store ``subject predicate object`` or reinforce it if already known.
 
         The id is derived from the scope and the normalised triple, so asserting the
@@ -363,23 +473,40 @@ class Memory:
             with self._backend.graph.batch():
                 return self._semantic.assert_fact(session_id=session, **args)  # type: ignore[arg-type]
 
-    def add_procedure(self, name: str, steps: Sequence[str], *, description: str = "",
-                      trigger_tags: Sequence[str] | None = None, status: ProcedureStatus | str = "draft",
-                      user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
-                      importance: float = 0.6, source: Source | str = "user",
-                      metadata: Mapping[str, Any] | None = None, source_ids: Sequence[str] = ()) -> Procedure:
+    def add_procedure(
+        self,
+        name: str,
+        steps: Sequence[str],
+        *,
+        description: str = "",
+        trigger_tags: Sequence[str] | None = None,
+        status: ProcedureStatus | str = "draft",
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        importance: float = 0.6,
+        source: Source | str = "user",
+        metadata: Mapping[str, Any] | None = None,
+        source_ids: Sequence[str] = (),
+    ) -> Procedure:
         """Store a named procedure (unique per scope) with its ordered steps."""
-        step_list = check_strings(list(steps) if not isinstance(steps, str) else None, "steps", max_len=10_000)
+        step_list = check_strings(
+            list(steps) if not isinstance(steps, str) else None, "steps", max_len=10_000
+        )
         if not step_list:
             raise InvalidInputError("a procedure needs at least one step (a list of str)")
         try:
             parsed_status = ProcedureStatus(status)
         except ValueError as e:
-            raise InvalidInputError(f"unknown procedure status {status!r}; use draft, active or deprecated") from e
+            raise InvalidInputError(
+                f"unknown procedure status {status!r}; use draft, active or deprecated"
+            ) from e
         args = {
             "name": check_content(name, max_chars=200, what="name"),
             "steps": step_list,
-            "description": description if isinstance(description, str) else check_content(description, max_chars=1),
+            "description": description
+            if isinstance(description, str)
+            else check_content(description, max_chars=1),
             "trigger_tags": check_strings(trigger_tags, "trigger_tags"),
             "status": parsed_status,
             "user_id": check_scope_id(user_id, "user_id"),
@@ -405,29 +532,52 @@ class Memory:
             self._procedural.record_outcome(procedure_id, success)
             return self._fetch(procedure_id, Procedure)
 
-    def find_procedures(self, tags: Sequence[str], *, user_id: str | None = None,
-                        agent_id: str | None = None, include_deprecated: bool = False) -> list[Procedure]:
-        """Procedures whose trigger tags overlap ``tags``, ranked by overlap then evidence-weighted success."""
+    def find_procedures(
+        self,
+        tags: Sequence[str],
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        include_deprecated: bool = False,
+    ) -> list[Procedure]:
+        """Procedures sharing a trigger tag with ``tags``: most shared tags first, then by
+        evidence-weighted success rate."""
         wanted = check_strings(tags, "tags")
         with self._lock:
             self._check_open()
-            ids = self._procedural.find(wanted, check_scope_id(user_id, "user_id"),
-                                        check_scope_id(agent_id, "agent_id"),
-                                        include_deprecated=include_deprecated)
+            ids = self._procedural.find(
+                wanted,
+                check_scope_id(user_id, "user_id"),
+                check_scope_id(agent_id, "agent_id"),
+                include_deprecated=include_deprecated,
+            )
             found = self._backend.fetch(ids)
             return [found[i] for i in ids if isinstance(found.get(i), Procedure)]  # type: ignore[misc]
 
-    def learn(self, insight: str, *, title: str = "", learning_type: LearningType | str = "domain_insight",
-              applicability: Sequence[str] | None = None, confidence: float = 0.5, importance: float = 0.7,
-              evidence: Sequence[str] = (), user_id: str | None = None, agent_id: str | None = None,
-              session_id: str | None = None, source: Source | str = "assistant",
-              metadata: Mapping[str, Any] | None = None) -> Learning:
+    def learn(
+        self,
+        insight: str,
+        *,
+        title: str = "",
+        learning_type: LearningType | str = "domain_insight",
+        applicability: Sequence[str] | None = None,
+        confidence: float = 0.5,
+        importance: float = 0.7,
+        evidence: Sequence[str] = (),
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        source: Source | str = "assistant",
+        metadata: Mapping[str, Any] | None = None,
+    ) -> Learning:
         """Store a distilled lesson; ``evidence`` are ids of the memories that support it."""
         try:
             parsed_type = LearningType(learning_type)
         except ValueError as e:
             known = ", ".join(t.value for t in LearningType)
-            raise InvalidInputError(f"unknown learning type {learning_type!r}; expected one of: {known}") from e
+            raise InvalidInputError(
+                f"unknown learning type {learning_type!r}; expected one of: {known}"
+            ) from e
         args = {
             "insight": check_content(insight, max_chars=self.config.max_content_chars, what="insight"),
             "title": "" if title == "" else check_content(title, max_chars=500, what="title"),
@@ -457,13 +607,23 @@ class Memory:
             self._learning.validate(learning_id, success)
             return self._fetch(learning_id, Learning)
 
-    def intend(self, description: str, trigger: str | Sequence[str], *, action: str | None = None,
-               priority: float = 0.7, user_id: str | None = None, agent_id: str | None = None,
-               session_id: str | None = None, metadata: Mapping[str, Any] | None = None) -> Intention:
+    def intend(
+        self,
+        description: str,
+        trigger: str | Sequence[str],
+        *,
+        action: str | None = None,
+        priority: float = 0.7,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> Intention:
         """Remember to do something when an observation mentions any of the ``trigger`` phrases."""
         args = {
-            "description": check_content(description, max_chars=self.config.max_content_chars,
-                                         what="description"),
+            "description": check_content(
+                description, max_chars=self.config.max_content_chars, what="description"
+            ),
             "trigger": check_strings(trigger, "trigger", max_len=500),
             "action": None if action is None else check_content(action, max_chars=10_000, what="action"),
             "priority": check_unit(priority, "priority"),
@@ -480,16 +640,20 @@ class Memory:
             with self._backend.graph.batch():
                 return self._prospective.add(session_id=session, **args)  # type: ignore[arg-type]
 
-    def intentions(self, *, status: IntentionStatus | str | None = None,
-                   user_id: Scope = None) -> list[Intention]:
+    def intentions(
+        self, *, status: IntentionStatus | str | None = None, user_id: Scope = None
+    ) -> list[Intention]:
         """Intentions in the user's scope (optionally of one status), oldest first."""
         wanted = None if status is None else IntentionStatus(status).value
         with self._lock:
             self._check_open()
-            ids = [i for i, a in self._backend.graph.nodes()
-                   if a.get("memory_type") == MemoryType.PROSPECTIVE.value
-                   and (isinstance(user_id, AnyScope) or a.get("user_id") == user_id)
-                   and (wanted is None or a.get("status") == wanted)]
+            ids = [
+                i
+                for i, a in self._backend.graph.nodes()
+                if a.get("memory_type") == MemoryType.PROSPECTIVE.value
+                and (isinstance(user_id, AnyScope) or a.get("user_id") == user_id)
+                and (wanted is None or a.get("status") == wanted)
+            ]
             found = self._backend.fetch(ids)
             out = [r for r in found.values() if isinstance(r, Intention)]
             return sorted(out, key=lambda r: (r.timestamp, r.id))
@@ -502,8 +666,9 @@ class Memory:
             self._prospective.resolve(intention_id)
             return self._fetch(intention_id, Intention)
 
-    def link(self, source_id: str, target_id: str, edge_type: EdgeType | str = "related_to",
-             weight: float = 1.0) -> None:
+    def link(
+        self, source_id: str, target_id: str, edge_type: EdgeType | str = "related_to", weight: float = 1.0
+    ) -> None:
         """Add a typed, weighted edge between two memories."""
         with self._lock:
             self._check_open()
@@ -522,30 +687,46 @@ class Memory:
                 return None
             return self._backend.fetch([memory_id]).get(memory_id)
 
-    def facts_about(self, entity: str, *, user_id: str | None = None, agent_id: str | None = None,
-                    role: str | None = None, include_superseded: bool = False) -> list[Fact]:
-        """Facts whose subject or object is ``entity`` (``role`` = ``"subject"`` / ``"object"`` to pick one end)."""
+    def facts_about(
+        self,
+        entity: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        role: str | None = None,
+        include_superseded: bool = False,
+    ) -> list[Fact]:
+        """Facts whose subject or object is ``entity``; ``role="subject"`` or ``"object"``
+        picks one end."""
         if role not in (None, "subject", "object"):
             raise InvalidInputError(f"role must be 'subject', 'object' or None, got {role!r}")
         name = check_content(entity, max_chars=1000, what="entity")
         with self._lock:
             self._check_open()
-            ids = self._semantic.facts_about(name, check_scope_id(user_id, "user_id"),
-                                             check_scope_id(agent_id, "agent_id"), role=role,
-                                             include_superseded=include_superseded)
+            ids = self._semantic.facts_about(
+                name,
+                check_scope_id(user_id, "user_id"),
+                check_scope_id(agent_id, "agent_id"),
+                role=role,
+                include_superseded=include_superseded,
+            )
             found = self._backend.fetch(ids)
             return [found[i] for i in ids if isinstance(found.get(i), Fact)]  # type: ignore[misc]
 
-    def related_entities(self, entity: str, *, hops: int = 1, user_id: str | None = None,
-                         agent_id: str | None = None) -> dict[str, int]:
+    def related_entities(
+        self, entity: str, *, hops: int = 1, user_id: str | None = None, agent_id: str | None = None
+    ) -> dict[str, int]:
         """Entities connected to ``entity`` through current facts: ``{name: hops}``."""
         if isinstance(hops, bool) or not isinstance(hops, int) or not 1 <= hops <= 5:
             raise InvalidInputError("hops must be an int in 1..5")
         with self._lock:
             self._check_open()
-            return self._semantic.related_entities(check_content(entity, max_chars=1000, what="entity"),
-                                                   check_scope_id(user_id, "user_id"),
-                                                   check_scope_id(agent_id, "agent_id"), hops=hops)
+            return self._semantic.related_entities(
+                check_content(entity, max_chars=1000, what="entity"),
+                check_scope_id(user_id, "user_id"),
+                check_scope_id(agent_id, "agent_id"),
+                hops=hops,
+            )
 
     def neighbours(self, memory_id: str, *, hops: int = 1) -> list[tuple[str, int, float]]:
         """Memories near ``memory_id`` in the graph (bounded by ``config.graph``):
@@ -556,13 +737,21 @@ class Memory:
             if node is None:
                 raise MemoryNotFoundError(f"no memory with id {memory_id!r}")
             g = self.config.graph
-            reached = self._backend.graph.expand({memory_id: 1.0}, max_hops=min(hops, g.max_hops) or 1,
-                                                 max_nodes=g.max_nodes, max_fanout=g.max_fanout,
-                                                 min_weight=g.min_edge_weight)
+            reached = self._backend.graph.expand(
+                {memory_id: 1.0},
+                max_hops=min(hops, g.max_hops) or 1,
+                max_nodes=g.max_nodes,
+                max_fanout=g.max_fanout,
+                min_weight=g.min_edge_weight,
+            )
             filt = Filters(user_id=node.get("user_id"))
-            out = [(n, h, a) for n, (h, a) in reached.items()
-                   if (attrs := self._backend.graph.node(n)) is not None and attrs.get("kind") == "memory"
-                   and filt.admits(attrs)]
+            out = [
+                (n, h, a)
+                for n, (h, a) in reached.items()
+                if (attrs := self._backend.graph.node(n)) is not None
+                and attrs.get("kind") == "memory"
+                and filt.admits(attrs)
+            ]
             return sorted(out, key=lambda x: (-x[2], x[0]))
 
     def stats(self) -> dict[str, Any]:
@@ -611,10 +800,16 @@ class Memory:
         user = check_scope_id(user_id, "user_id")
         with self._lock:
             self._check_open()
-            ids = [i for i, a in self._backend.graph.nodes()
-                   if a.get("kind") == "memory" and a.get("user_id") == user]
-            entity_ids = [i for i, a in self._backend.graph.nodes()
-                          if a.get("kind") == "entity" and a.get("user_id") == user]
+            ids = [
+                i
+                for i, a in self._backend.graph.nodes()
+                if a.get("kind") == "memory" and a.get("user_id") == user
+            ]
+            entity_ids = [
+                i
+                for i, a in self._backend.graph.nodes()
+                if a.get("kind") == "entity" and a.get("user_id") == user
+            ]
             self._delete(ids, scrub=True)
             with self._backend.graph.batch():
                 for ent in entity_ids:
@@ -635,8 +830,11 @@ class Memory:
                     self._episodic.remove(memory_id)
                 elif attrs.get("memory_type") == MemoryType.PROSPECTIVE.value:
                     self._prospective.unindex(memory_id)
-                touched_entities.update(v for _, v, kind, _ in graph.edges_of(memory_id, direction="out")
-                                        if kind in ("subject", "object"))
+                touched_entities.update(
+                    v
+                    for _, v, kind, _ in graph.edges_of(memory_id, direction="out")
+                    if kind in ("subject", "object")
+                )
             self._backend.delete(ids, scrub=scrub)
             for ent in touched_entities:
                 if not graph.edges_of(ent):

@@ -38,4 +38,3 @@ class ImportanceScorer(Protocol):
     def score_importance(self, content: str, *, source: str) -> float:
         """Return importance in [0, 1] for ``content`` observed from ``source``."""
         ...
-

@@ -51,9 +51,7 @@ class MemoryType(str, Enum):
             return cls(value.lower())
         except ValueError as e:
             known = ", ".join(m.value for m in cls)
-            raise UnknownMemoryTypeError(
-                f"unknown memory type {value!r}; expected one of: {known}"
-            ) from e
+            raise UnknownMemoryTypeError(f"unknown memory type {value!r}; expected one of: {known}") from e
 
 
 class Source(str, Enum):

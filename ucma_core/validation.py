@@ -112,8 +112,9 @@ def check_strings(value: object, what: str, *, max_len: int = _MAX_TAG) -> tuple
         seen: dict[str, None] = {}
         for item in items:
             if not isinstance(item, str) or not item.strip() or len(item) > max_len:
-                raise InvalidInputError(f"every entry of {what} must be 1..{max_len} non-blank characters, "
-                                        f"got {item!r}")
+                raise InvalidInputError(
+                    f"every entry of {what} must be 1..{max_len} non-blank characters, got {item!r}"
+                )
             seen[item.strip()] = None
     except TypeError as e:
         raise InvalidInputError(f"{what} must be a list of str, not {type(value).__name__}") from e

@@ -20,22 +20,51 @@ _FILLER = re.compile(
 )
 _SIGNALS: tuple[tuple[re.Pattern[str], float], ...] = (
     # self-description and identity
-    (re.compile(r"\b(?:i am|i'm|my name is|call me|i work|i live|i was born|my (?:wife|husband|partner|"
-                r"son|daughter|sister|brother|mother|father|mom|dad|friend|boss|team|job|birthday))\b",
-                re.I), 0.25),
+    (
+        re.compile(
+            r"\b(?:i am|i'm|my name is|call me|i work|i live|i was born|my (?:wife|husband|partner|"
+            r"son|daughter|sister|brother|mother|father|mom|dad|friend|boss|team|job|birthday))\b",
+            re.I,
+        ),
+        0.25,
+    ),
     # preferences
-    (re.compile(r"\b(?:i (?:really )?(?:like|love|prefer|hate|dislike|enjoy|want|need)|i'd rather|"
-                r"favou?rite|allergic|can't stand|don't like)\b", re.I), 0.25),
+    (
+        re.compile(
+            r"\b(?:i (?:really )?(?:like|love|prefer|hate|dislike|enjoy|want|need)|i'd rather|"
+            r"favou?rite|allergic|can't stand|don't like)\b",
+            re.I,
+        ),
+        0.25,
+    ),
     # explicit importance, decisions, commitments
-    (re.compile(r"\b(?:remember|important|always|never|must|decided|decision|deadline|promise|"
-                r"plan(?:ning)? to|going to|will|agreed|goal|todo|to-do|remind)\b", re.I), 0.15),
+    (
+        re.compile(
+            r"\b(?:remember|important|always|never|must|decided|decision|deadline|promise|"
+            r"plan(?:ning)? to|going to|will|agreed|goal|todo|to-do|remind)\b",
+            re.I,
+        ),
+        0.15,
+    ),
     # problems and fixes
-    (re.compile(r"\b(?:error|bug|fail(?:ed|ure|s)?|crash(?:ed)?|broken|fix(?:ed)?|resolved|"
-                r"workaround|exception|issue)\b", re.I), 0.15),
+    (
+        re.compile(
+            r"\b(?:error|bug|fail(?:ed|ure|s)?|crash(?:ed)?|broken|fix(?:ed)?|resolved|"
+            r"workaround|exception|issue)\b",
+            re.I,
+        ),
+        0.15,
+    ),
     # dates and times
-    (re.compile(r"\b(?:\d{4}-\d{2}-\d{2}|monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
-                r"january|february|march|april|may|june|july|august|september|october|november|"
-                r"december|tomorrow|yesterday|next week|last week)\b", re.I), 0.1),
+    (
+        re.compile(
+            r"\b(?:\d{4}-\d{2}-\d{2}|monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
+            r"january|february|march|april|may|june|july|august|september|october|november|"
+            r"december|tomorrow|yesterday|next week|last week)\b",
+            re.I,
+        ),
+        0.1,
+    ),
     # numbers and quantities
     (re.compile(r"\d"), 0.05),
 )

@@ -24,8 +24,9 @@ def retention(stability_days: float, last_review: float, now: float) -> float:
     return math.exp(-elapsed_days / max(stability_days, 1e-6))
 
 
-def reinforced_stability(stability_days: float, last_review: float, now: float,
-                         config: RetentionConfig) -> float:
+def reinforced_stability(
+    stability_days: float, last_review: float, now: float, config: RetentionConfig
+) -> float:
     """Stability after a review at ``now`` (never lower than before)."""
     spacing = min(max(1.0, max(0.0, now - last_review) / DAY), config.max_spacing_factor)
     return stability_days + config.stability_boost * spacing

@@ -194,8 +194,9 @@ class MemoryGraph:
     def edge_count(self) -> int:
         return int(self._g.number_of_edges())
 
-    def edges_of(self, node_id: str, edge_type: EdgeType | str | None = None, *,
-                 direction: str = "both") -> list[tuple[str, str, str, float]]:
+    def edges_of(
+        self, node_id: str, edge_type: EdgeType | str | None = None, *, direction: str = "both"
+    ) -> list[tuple[str, str, str, float]]:
         """``(u, v, type, weight)`` for edges touching ``node_id``.
 
         ``direction`` is ``"out"``, ``"in"`` or ``"both"``.
@@ -216,8 +217,16 @@ class MemoryGraph:
                         out.append((u, v, kind, w))
         return out
 
-    def expand(self, seeds: dict[str, float], *, max_hops: int, max_nodes: int, max_fanout: int,
-               min_weight: float = 0.0, decay: float = 0.5) -> dict[str, tuple[int, float]]:
+    def expand(
+        self,
+        seeds: dict[str, float],
+        *,
+        max_hops: int,
+        max_nodes: int,
+        max_fanout: int,
+        min_weight: float = 0.0,
+        decay: float = 0.5,
+    ) -> dict[str, tuple[int, float]]:
         """Bounded spreading activation from ``seeds`` (id → activation).
 
         Follows edges in both directions, at most ``max_fanout`` strongest edges per
@@ -260,10 +269,17 @@ class MemoryGraph:
             self._pagerank = {}
             return self._pagerank
         index = {node: i for i, node in enumerate(nodes)}
-        src = np.fromiter((index[u] for u, _ in self._g.edges), dtype=np.int64, count=self._g.number_of_edges())
-        dst = np.fromiter((index[v] for _, v in self._g.edges), dtype=np.int64, count=self._g.number_of_edges())
-        w = np.fromiter((d["weight"] for _, _, d in self._g.edges(data=True)), dtype=np.float64,
-                        count=self._g.number_of_edges())
+        src = np.fromiter(
+            (index[u] for u, _ in self._g.edges), dtype=np.int64, count=self._g.number_of_edges()
+        )
+        dst = np.fromiter(
+            (index[v] for _, v in self._g.edges), dtype=np.int64, count=self._g.number_of_edges()
+        )
+        w = np.fromiter(
+            (d["weight"] for _, _, d in self._g.edges(data=True)),
+            dtype=np.float64,
+            count=self._g.number_of_edges(),
+        )
         out_w = np.bincount(src, weights=w, minlength=n)
         dangling = out_w == 0
         norm_w = w / np.where(out_w[src] > 0, out_w[src], 1.0)

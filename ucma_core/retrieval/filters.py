@@ -34,7 +34,9 @@ class Filters:
                 clauses.append({name: value})
         if self.memory_types and len(self.memory_types) < len(MemoryType):
             types: Sequence[str] = [t.value for t in self.memory_types]
-            clauses.append({"memory_type": types[0]} if len(types) == 1 else {"memory_type": {"$in": list(types)}})
+            clauses.append(
+                {"memory_type": types[0]} if len(types) == 1 else {"memory_type": {"$in": list(types)}}
+            )
         if self.time_range is not None:
             clauses.append({"timestamp": {"$gte": self.time_range[0]}})
             clauses.append({"timestamp": {"$lte": self.time_range[1]}})

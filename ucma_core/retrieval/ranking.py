@@ -6,7 +6,15 @@ from dataclasses import dataclass
 
 from ucma_core.config import RankingConfig
 from ucma_core.dynamics.retention import recency, retention
-from ucma_core.records import Fact, Intention, IntentionStatus, Learning, MemoryRecord, Procedure, ProcedureStatus
+from ucma_core.records import (
+    Fact,
+    Intention,
+    IntentionStatus,
+    Learning,
+    MemoryRecord,
+    Procedure,
+    ProcedureStatus,
+)
 from ucma_core.stores.procedural import evidence_weighted_score
 
 __all__ = ["Factors", "effective_importance", "factors", "is_current", "relevance_from_distance"]
@@ -21,8 +29,12 @@ class Factors:
 
     def score(self, weights: RankingConfig) -> float:
         total = weights.relevance + weights.importance + weights.recency + weights.retention
-        return (weights.relevance * self.relevance + weights.importance * self.importance
-                + weights.recency * self.recency + weights.retention * self.retention) / total
+        return (
+            weights.relevance * self.relevance
+            + weights.importance * self.importance
+            + weights.recency * self.recency
+            + weights.retention * self.retention
+        ) / total
 
 
 def relevance_from_distance(distance: float) -> float:
@@ -35,7 +47,9 @@ def effective_importance(record: MemoryRecord) -> float:
     if isinstance(record, (Fact, Learning)):
         return record.importance * (0.5 + 0.5 * record.confidence)
     if isinstance(record, Procedure):
-        return record.importance * (0.5 + 0.5 * evidence_weighted_score(record.success_rate, record.executions))
+        return record.importance * (
+            0.5 + 0.5 * evidence_weighted_score(record.success_rate, record.executions)
+        )
     return record.importance
 
 

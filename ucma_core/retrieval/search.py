@@ -25,12 +25,22 @@ class Retriever:
             if record is None or not is_current(record, now):
                 continue
             f = factors(record, relevance_from_distance(hit.distance), now, ctx.config.ranking)
-            ranked.append(RetrievalResult(
-                id=record.id, memory_type=record.memory_type, content=record.content,
-                score=round(f.score(ctx.config.ranking), 6), timestamp=record.timestamp,
-                metadata=record.metadata, source_ids=record.source_ids, relevance=f.relevance,
-                importance=f.importance, recency=f.recency, retention=f.retention, record=record,
-            ))
+            ranked.append(
+                RetrievalResult(
+                    id=record.id,
+                    memory_type=record.memory_type,
+                    content=record.content,
+                    score=round(f.score(ctx.config.ranking), 6),
+                    timestamp=record.timestamp,
+                    metadata=record.metadata,
+                    source_ids=record.source_ids,
+                    relevance=f.relevance,
+                    importance=f.importance,
+                    recency=f.recency,
+                    retention=f.retention,
+                    record=record,
+                )
+            )
         ranked.sort(key=lambda r: (-r.score, r.id))
         top = ranked[:k]
         with ctx.backend.graph.batch():

@@ -36,8 +36,9 @@ __all__ = ["Backend"]
 class Backend:
     """Persistence for one folder. Not thread-safe: :class:`~ucma_core.Memory` serialises calls."""
 
-    def __init__(self, folder: Path, config: MemoryConfig, *, embedder_name: str, dimension: int,
-                 now: float) -> None:
+    def __init__(
+        self, folder: Path, config: MemoryConfig, *, embedder_name: str, dimension: int, now: float
+    ) -> None:
         self.folder = folder
         try:
             folder.mkdir(parents=True, exist_ok=True)
@@ -49,14 +50,20 @@ class Backend:
         try:
             manifest = Manifest.load(folder)
             if manifest is None:
-                manifest = Manifest.create(folder, embedder_name=embedder_name, dimension=dimension, now=now,
-                                           collection=config.chroma.collection if config.chroma.host else None)
+                manifest = Manifest.create(
+                    folder,
+                    embedder_name=embedder_name,
+                    dimension=dimension,
+                    now=now,
+                    collection=config.chroma.collection if config.chroma.host else None,
+                )
             else:
                 manifest.check_embedder(embedder_name, dimension, folder)
             self.manifest = manifest
             embedded = None if config.chroma.host else folder / "chroma"
-            self.vectors = VectorStore(open_chroma(config.chroma, folder), manifest.collection,
-                                       embedded_path=embedded)
+            self.vectors = VectorStore(
+                open_chroma(config.chroma, folder), manifest.collection, embedded_path=embedded
+            )
             self._journal = Journal(folder, fsync=config.fsync)
             snapshot, ops = self._journal.load()
             self.graph = MemoryGraph(self._journal, snapshot_every=config.snapshot_every)
@@ -87,7 +94,7 @@ class Backend:
             for node_id in orphans:
                 self.graph.remove_node(node_id)
             for start in range(0, len(missing), 1000):
-                rows = self.vectors.get(missing[start:start + 1000])
+                rows = self.vectors.get(missing[start : start + 1000])
                 for memory_id, (document, meta) in rows.items():
                     record = codec.decode(memory_id, document, meta, None)
                     self.graph.put_node(memory_id, codec.node_attrs(record))
@@ -98,8 +105,12 @@ class Backend:
     def insert(self, records: Sequence[MemoryRecord], vectors: Sequence[Sequence[float]]) -> None:
         """Store new records: Chroma first, then their graph nodes (one journal append
         when called inside :meth:`MemoryGraph.batch`)."""
-        self.vectors.add([r.id for r in records], vectors, [r.content for r in records],
-                         [codec.to_metadata(r) for r in records])
+        self.vectors.add(
+            [r.id for r in records],
+            vectors,
+            [r.content for r in records],
+            [codec.to_metadata(r) for r in records],
+        )
         for record in records:
             self.graph.put_node(record.id, codec.node_attrs(record))
 
@@ -121,8 +132,11 @@ class Backend:
     def fetch(self, ids: Sequence[str]) -> dict[str, MemoryRecord]:
         """Full records for those of ``ids`` that exist."""
         rows = self.vectors.get(ids)
-        return {i: codec.decode(i, doc, meta, self.graph.node(i)) for i, (doc, meta) in rows.items()
-                if self.graph.node(i) is not None}
+        return {
+            i: codec.decode(i, doc, meta, self.graph.node(i))
+            for i, (doc, meta) in rows.items()
+            if self.graph.node(i) is not None
+        }
 
     def decode_hit(self, hit: VectorHit) -> MemoryRecord | None:
         node = self.graph.node(hit.id)

@@ -52,8 +52,15 @@ RECORD_CLASSES: dict[MemoryType, type[MemoryRecord]] = {
 #: Fields kept on the graph node for every memory (the scope and clock fields let
 #: indexes be rebuilt from the graph without reading Chroma).
 _COMMON_NODE_FIELDS = (
-    "user_id", "agent_id", "session_id", "timestamp", "importance", "stability", "last_access",
-    "access_count", "source_ids",
+    "user_id",
+    "agent_id",
+    "session_id",
+    "timestamp",
+    "importance",
+    "stability",
+    "last_access",
+    "access_count",
+    "source_ids",
 )
 _NODE_FIELDS: dict[type[MemoryRecord], tuple[str, ...]] = {
     Episode: ("tier", "summary"),
@@ -148,7 +155,9 @@ def _convert(hint: Any, value: Any) -> Any:
     return value
 
 
-def decode(memory_id: str, document: str, metadata: dict[str, Any], node: dict[str, Any] | None) -> MemoryRecord:
+def decode(
+    memory_id: str, document: str, metadata: dict[str, Any], node: dict[str, Any] | None
+) -> MemoryRecord:
     """Rebuild a record from its Chroma row, overlaid with its graph node (if any)."""
     try:
         mtype = MemoryType(metadata["memory_type"])

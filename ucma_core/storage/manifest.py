@@ -59,8 +59,9 @@ class Manifest:
             raise CorruptStoreError(f"{path} is missing a field: {e}") from e
 
     @classmethod
-    def create(cls, folder: Path, *, embedder_name: str, dimension: int, now: float,
-               collection: str | None) -> Manifest:
+    def create(
+        cls, folder: Path, *, embedder_name: str, dimension: int, now: float, collection: str | None
+    ) -> Manifest:
         folder_id = uuid.uuid4().hex
         manifest = cls(
             folder_id=folder_id,

@@ -59,13 +59,22 @@ class VectorStore:
         except Exception as e:
             raise StorageError(f"cannot open Chroma collection {collection!r}: {e}") from e
 
-    def add(self, ids: Sequence[str], vectors: Sequence[Sequence[float]], documents: Sequence[str],
-            metadatas: Sequence[Metadata]) -> None:
+    def add(
+        self,
+        ids: Sequence[str],
+        vectors: Sequence[Sequence[float]],
+        documents: Sequence[str],
+        metadatas: Sequence[Metadata],
+    ) -> None:
         if not ids:
             return
         try:
-            self._col.add(ids=list(ids), embeddings=[list(v) for v in vectors], documents=list(documents),
-                          metadatas=list(metadatas))
+            self._col.add(
+                ids=list(ids),
+                embeddings=[list(v) for v in vectors],
+                documents=list(documents),
+                metadatas=list(metadatas),
+            )
         except Exception as e:
             raise StorageError(f"Chroma rejected the write of {len(ids)} record(s): {e}") from e
 
@@ -85,8 +94,10 @@ class VectorStore:
             res = self._col.get(ids=list(ids), include=["documents", "metadatas"])
         except Exception as e:
             raise StorageError(f"Chroma could not read {len(ids)} record(s): {e}") from e
-        return {i: (d or "", dict(m or {})) for i, d, m in zip(res["ids"], res["documents"], res["metadatas"],
-                                                              strict=True)}
+        return {
+            i: (d or "", dict(m or {}))
+            for i, d, m in zip(res["ids"], res["documents"], res["metadatas"], strict=True)
+        }
 
     def all_ids(self) -> set[str]:
         try:
@@ -100,13 +111,17 @@ class VectorStore:
         except Exception as e:
             raise StorageError(f"Chroma could not count records: {e}") from e
 
-    def query(self, vector: Sequence[float], n: int, where: Where | None = None,
-              ids: Sequence[str] | None = None) -> list[VectorHit]:
+    def query(
+        self, vector: Sequence[float], n: int, where: Where | None = None, ids: Sequence[str] | None = None
+    ) -> list[VectorHit]:
         """Nearest ``n`` records to ``vector`` among those matching ``where`` (and ``ids``)."""
         if n <= 0 or (ids is not None and not ids):
             return []
-        kwargs: dict[str, Any] = {"query_embeddings": [list(vector)], "n_results": n,
-                                  "include": ["documents", "metadatas", "distances"]}
+        kwargs: dict[str, Any] = {
+            "query_embeddings": [list(vector)],
+            "n_results": n,
+            "include": ["documents", "metadatas", "distances"],
+        }
         if where:
             kwargs["where"] = where
         if ids is not None:
@@ -117,8 +132,9 @@ class VectorStore:
             raise StorageError(f"Chroma query failed: {e}") from e
         return [
             VectorHit(i, float(dist), doc or "", dict(meta or {}))
-            for i, dist, doc, meta in zip(res["ids"][0], res["distances"][0], res["documents"][0],
-                                          res["metadatas"][0], strict=True)
+            for i, dist, doc, meta in zip(
+                res["ids"][0], res["distances"][0], res["documents"][0], res["metadatas"][0], strict=True
+            )
         ]
 
     def scrub(self, ids: Sequence[str]) -> None:
@@ -136,10 +152,12 @@ class VectorStore:
             con = sqlite3.connect(db, isolation_level=None, timeout=30)
             try:
                 for start in range(0, len(ids), 500):
-                    chunk = list(ids[start:start + 500])
+                    chunk = list(ids[start : start + 500])
                     marks = ",".join("?" * len(chunk))
                     con.execute(f"UPDATE embeddings_queue SET metadata = NULL WHERE id IN ({marks})", chunk)
-                con.execute("INSERT INTO embedding_fulltext_search(embedding_fulltext_search) VALUES('optimize')")
+                con.execute(
+                    "INSERT INTO embedding_fulltext_search(embedding_fulltext_search) VALUES('optimize')"
+                )
                 con.execute("VACUUM")
             finally:
                 con.close()

@@ -31,19 +31,43 @@ class LearningStore:
     def __init__(self, ctx: StoreContext) -> None:
         self._ctx = ctx
 
-    def add(self, *, insight: str, title: str, learning_type: LearningType, applicability: tuple[str, ...],
-            confidence: float, importance: float, evidence: Sequence[str], user_id: str | None,
-            agent_id: str | None, session_id: str | None, source: str, metadata: dict[str, Any]) -> Learning:
+    def add(
+        self,
+        *,
+        insight: str,
+        title: str,
+        learning_type: LearningType,
+        applicability: tuple[str, ...],
+        confidence: float,
+        importance: float,
+        evidence: Sequence[str],
+        user_id: str | None,
+        agent_id: str | None,
+        session_id: str | None,
+        source: str,
+        metadata: dict[str, Any],
+    ) -> Learning:
         ctx = self._ctx
         graph = ctx.backend.graph
         now = ctx.now()
         learning = Learning(
-            id=uuid.uuid4().hex, memory_type=MemoryType.LEARNING,
-            content=f"{title}: {insight}" if title else insight, timestamp=now,
-            user_id=user_id, agent_id=agent_id, session_id=session_id, importance=importance,
-            source=source, tags=applicability, metadata=metadata,
-            source_ids=tuple(e for e in evidence if e in graph), **ctx.fresh_state(importance, now),
-            learning_type=learning_type, title=title, insight=insight, applicability=applicability,
+            id=uuid.uuid4().hex,
+            memory_type=MemoryType.LEARNING,
+            content=f"{title}: {insight}" if title else insight,
+            timestamp=now,
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            importance=importance,
+            source=source,
+            tags=applicability,
+            metadata=metadata,
+            source_ids=tuple(e for e in evidence if e in graph),
+            **ctx.fresh_state(importance, now),
+            learning_type=learning_type,
+            title=title,
+            insight=insight,
+            applicability=applicability,
             confidence=confidence,
         )
         ctx.backend.insert([learning], ctx.embedder.embed([learning.content]))
@@ -61,7 +85,8 @@ class LearningStore:
         node = self._ctx.backend.graph.node(memory_id)
         assert node is not None
         self._ctx.reinforce(
-            memory_id, self._ctx.now(),
+            memory_id,
+            self._ctx.now(),
             confidence=round(validated_confidence(float(node["confidence"]), success), 6),
             validated=bool(node["validated"]) or success,
             successes=int(node["successes"]) + (1 if success else 0),

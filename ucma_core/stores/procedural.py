@@ -46,9 +46,22 @@ class ProceduralStore:
     def __init__(self, ctx: StoreContext) -> None:
         self._ctx = ctx
 
-    def add(self, *, name: str, steps: tuple[str, ...], description: str, trigger_tags: tuple[str, ...],
-            status: ProcedureStatus, user_id: str | None, agent_id: str | None, session_id: str | None,
-            importance: float, source: str, metadata: dict[str, Any], source_ids: Sequence[str]) -> Procedure:
+    def add(
+        self,
+        *,
+        name: str,
+        steps: tuple[str, ...],
+        description: str,
+        trigger_tags: tuple[str, ...],
+        status: ProcedureStatus,
+        user_id: str | None,
+        agent_id: str | None,
+        session_id: str | None,
+        importance: float,
+        source: str,
+        metadata: dict[str, Any],
+        source_ids: Sequence[str],
+    ) -> Procedure:
         ctx = self._ctx
         graph = ctx.backend.graph
         memory_id = stable_id("procedure", user_id, agent_id, normalise(name))
@@ -61,11 +74,24 @@ class ProceduralStore:
         lines = [f"{name}: {description}".strip().rstrip(":")]
         lines += [f"{i}. {step}" for i, step in enumerate(steps, 1)]
         procedure = Procedure(
-            id=memory_id, memory_type=MemoryType.PROCEDURAL, content="\n".join(lines), timestamp=now,
-            user_id=user_id, agent_id=agent_id, session_id=session_id, importance=importance,
-            source=source, tags=trigger_tags, metadata=metadata,
-            source_ids=tuple(s for s in source_ids if s in graph), **ctx.fresh_state(importance, now),
-            name=name, description=description, steps=steps, trigger_tags=trigger_tags, status=status,
+            id=memory_id,
+            memory_type=MemoryType.PROCEDURAL,
+            content="\n".join(lines),
+            timestamp=now,
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            importance=importance,
+            source=source,
+            tags=trigger_tags,
+            metadata=metadata,
+            source_ids=tuple(s for s in source_ids if s in graph),
+            **ctx.fresh_state(importance, now),
+            name=name,
+            description=description,
+            steps=steps,
+            trigger_tags=trigger_tags,
+            status=status,
         )
         ctx.backend.insert([procedure], ctx.embedder.embed([procedure.content]))
         self.link(memory_id)
@@ -83,23 +109,40 @@ class ProceduralStore:
         node = self._ctx.backend.graph.node(memory_id)
         assert node is not None
         executions = int(node["executions"]) + 1
-        rate = float(node["success_rate"]) + ((1.0 if success else 0.0) - float(node["success_rate"])) / executions
+        rate = (
+            float(node["success_rate"])
+            + ((1.0 if success else 0.0) - float(node["success_rate"])) / executions
+        )
         status = next_status(ProcedureStatus(node["status"]), rate, executions)
-        self._ctx.reinforce(memory_id, self._ctx.now(), executions=executions, success_rate=round(rate, 6),
-                            usage_count=int(node["usage_count"]) + 1, status=status.value)
+        self._ctx.reinforce(
+            memory_id,
+            self._ctx.now(),
+            executions=executions,
+            success_rate=round(rate, 6),
+            usage_count=int(node["usage_count"]) + 1,
+            status=status.value,
+        )
 
     def set_status(self, memory_id: str, status: ProcedureStatus) -> None:
         self._ctx.backend.set_state(memory_id, status=status.value)
 
-    def find(self, tags: Sequence[str], user_id: str | None, agent_id: str | None, *,
-             include_deprecated: bool = False) -> list[str]:
+    def find(
+        self,
+        tags: Sequence[str],
+        user_id: str | None,
+        agent_id: str | None,
+        *,
+        include_deprecated: bool = False,
+    ) -> list[str]:
         """Ids of procedures sharing a trigger tag with ``tags``, best evidence first."""
         wanted = {t.lower() for t in tags}
         scored = []
         for memory_id, attrs in self._ctx.backend.graph.nodes():
             if attrs.get("memory_type") != MemoryType.PROCEDURAL.value:
                 continue
-            if attrs.get("user_id") != user_id or (agent_id is not None and attrs.get("agent_id") != agent_id):
+            if attrs.get("user_id") != user_id or (
+                agent_id is not None and attrs.get("agent_id") != agent_id
+            ):
                 continue
             if not include_deprecated and attrs["status"] == ProcedureStatus.DEPRECATED.value:
                 continue

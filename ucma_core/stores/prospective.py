@@ -21,10 +21,7 @@ __all__ = ["ProspectiveStore", "trigger_matches"]
 
 def trigger_matches(triggers: list[str] | tuple[str, ...], content: str) -> bool:
     text = content.lower()
-    for phrase in triggers:
-        if re.search(r"(?<!\w)" + re.escape(phrase.lower()) + r"(?!\w)", text):
-            return True
-    return False
+    return any(re.search(r"(?<!\w)" + re.escape(phrase.lower()) + r"(?!\w)", text) for phrase in triggers)
 
 
 class ProspectiveStore:
@@ -41,17 +38,39 @@ class ProspectiveStore:
     def unindex(self, memory_id: str) -> None:
         self._pending.pop(memory_id, None)
 
-    def add(self, *, description: str, trigger: tuple[str, ...], action: str | None, priority: float,
-            user_id: str | None, agent_id: str | None, session_id: str | None, source: str,
-            metadata: dict[str, Any]) -> Intention:
+    def add(
+        self,
+        *,
+        description: str,
+        trigger: tuple[str, ...],
+        action: str | None,
+        priority: float,
+        user_id: str | None,
+        agent_id: str | None,
+        session_id: str | None,
+        source: str,
+        metadata: dict[str, Any],
+    ) -> Intention:
         ctx = self._ctx
         now = ctx.now()
         intention = Intention(
-            id=uuid.uuid4().hex, memory_type=MemoryType.PROSPECTIVE,
-            content=description if not action else f"{description} (then: {action})", timestamp=now,
-            user_id=user_id, agent_id=agent_id, session_id=session_id, importance=priority,
-            source=source, tags=(), metadata=metadata, source_ids=(), **ctx.fresh_state(priority, now),
-            description=description, trigger=trigger, action=action, priority=priority,
+            id=uuid.uuid4().hex,
+            memory_type=MemoryType.PROSPECTIVE,
+            content=description if not action else f"{description} (then: {action})",
+            timestamp=now,
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            importance=priority,
+            source=source,
+            tags=(),
+            metadata=metadata,
+            source_ids=(),
+            **ctx.fresh_state(priority, now),
+            description=description,
+            trigger=trigger,
+            action=action,
+            priority=priority,
         )
         ctx.backend.insert([intention], ctx.embedder.embed([intention.content]))
         self.link(intention.id)
@@ -71,8 +90,12 @@ class ProspectiveStore:
             if attrs.get("agent_id") is not None and attrs.get("agent_id") != agent_id:
                 continue
             if trigger_matches(attrs.get("trigger", []), content):
-                self._ctx.backend.set_state(memory_id, status=IntentionStatus.TRIGGERED.value,
-                                            triggered_at=self._ctx.now(), triggered_by=episode_id)
+                self._ctx.backend.set_state(
+                    memory_id,
+                    status=IntentionStatus.TRIGGERED.value,
+                    triggered_at=self._ctx.now(),
+                    triggered_by=episode_id,
+                )
                 self._ctx.backend.graph.add_edge(memory_id, episode_id, EdgeType.TRIGGERED_BY, 1.0)
                 del self._pending[memory_id]
                 fired.append(memory_id)

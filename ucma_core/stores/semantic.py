@@ -42,11 +42,24 @@ class SemanticStore:
     def __init__(self, ctx: StoreContext) -> None:
         self._ctx = ctx
 
-    def assert_fact(self, *, subject: str, predicate: str, obj: str, confidence: float,
-                    user_id: str | None, agent_id: str | None, session_id: str | None,
-                    source_ids: Sequence[str], valid_from: float | None, importance: float,
-                    source: str, metadata: dict[str, Any], tags: tuple[str, ...],
-                    exclusive: bool) -> Fact:
+    def assert_fact(
+        self,
+        *,
+        subject: str,
+        predicate: str,
+        obj: str,
+        confidence: float,
+        user_id: str | None,
+        agent_id: str | None,
+        session_id: str | None,
+        source_ids: Sequence[str],
+        valid_from: float | None,
+        importance: float,
+        source: str,
+        metadata: dict[str, Any],
+        tags: tuple[str, ...],
+        exclusive: bool,
+    ) -> Fact:
         """Store a new fact or reinforce the existing one; runs inside ``graph.batch()``."""
         ctx = self._ctx
         graph = ctx.backend.graph
@@ -57,20 +70,36 @@ class SemanticStore:
         if node is not None:
             old_conf = float(node["confidence"])
             merged = tuple(dict.fromkeys([*node.get("source_ids", []), *known_sources]))
-            ctx.reinforce(memory_id, now,
-                          confidence=round(old_conf + (1.0 - old_conf) * confidence * 0.5, 6),
-                          source_ids=merged, valid_to=None, superseded_by=None)
+            ctx.reinforce(
+                memory_id,
+                now,
+                confidence=round(old_conf + (1.0 - old_conf) * confidence * 0.5, 6),
+                source_ids=merged,
+                valid_to=None,
+                superseded_by=None,
+            )
             for source in known_sources:
                 graph.add_edge(memory_id, source, EdgeType.DERIVED_FROM, 0.8)
         else:
             start = now if valid_from is None else valid_from
             fact = Fact(
-                id=memory_id, memory_type=MemoryType.SEMANTIC,
-                content=f"{subject} {predicate} {obj}", timestamp=start,
-                user_id=user_id, agent_id=agent_id, session_id=session_id,
-                importance=importance, source=source, tags=tags, metadata=metadata,
-                source_ids=known_sources, **ctx.fresh_state(importance, now),
-                subject=subject, predicate=predicate, object=obj, confidence=confidence,
+                id=memory_id,
+                memory_type=MemoryType.SEMANTIC,
+                content=f"{subject} {predicate} {obj}",
+                timestamp=start,
+                user_id=user_id,
+                agent_id=agent_id,
+                session_id=session_id,
+                importance=importance,
+                source=source,
+                tags=tags,
+                metadata=metadata,
+                source_ids=known_sources,
+                **ctx.fresh_state(importance, now),
+                subject=subject,
+                predicate=predicate,
+                object=obj,
+                confidence=confidence,
                 valid_from=start,
             )
             vector = ctx.embedder.embed([fact.content])[0]
@@ -90,7 +119,9 @@ class SemanticStore:
         for name, role in ((attrs["subject"], EdgeType.SUBJECT), (attrs["object"], EdgeType.OBJECT)):
             ent = entity_id(name, user_id, agent_id)
             if ent not in graph:
-                graph.put_node(ent, {"kind": "entity", "name": name, "user_id": user_id, "agent_id": agent_id})
+                graph.put_node(
+                    ent, {"kind": "entity", "name": name, "user_id": user_id, "agent_id": agent_id}
+                )
             graph.add_edge(memory_id, ent, role, 1.0)
         for source in attrs.get("source_ids", []):
             if source in graph:
@@ -101,8 +132,13 @@ class SemanticStore:
         attrs = graph.node(memory_id)
         assert attrs is not None
         key = (normalise(attrs["subject"]), normalise(attrs["predicate"]))
-        for rival in self.facts_about(attrs["subject"], attrs.get("user_id"), attrs.get("agent_id"),
-                                      role="subject", include_superseded=False):
+        for rival in self.facts_about(
+            attrs["subject"],
+            attrs.get("user_id"),
+            attrs.get("agent_id"),
+            role="subject",
+            include_superseded=False,
+        ):
             rattrs = graph.node(rival)
             if rival == memory_id or rattrs is None:
                 continue
@@ -118,8 +154,15 @@ class SemanticStore:
         return record
 
     # ------------------------------------------------------------------ reads
-    def facts_about(self, entity: str, user_id: str | None, agent_id: str | None, *,
-                    role: str | None = None, include_superseded: bool = False) -> list[str]:
+    def facts_about(
+        self,
+        entity: str,
+        user_id: str | None,
+        agent_id: str | None,
+        *,
+        role: str | None = None,
+        include_superseded: bool = False,
+    ) -> list[str]:
         """Ids of facts whose subject (``role="subject"``), object (``"object"``) or either
         is ``entity``, strongest confidence first."""
         graph = self._ctx.backend.graph
@@ -134,8 +177,9 @@ class SemanticStore:
         ids.sort(key=lambda i: -float(graph.node(i)["confidence"]))  # type: ignore[index]
         return ids
 
-    def related_entities(self, entity: str, user_id: str | None, agent_id: str | None, *,
-                         hops: int = 1) -> dict[str, int]:
+    def related_entities(
+        self, entity: str, user_id: str | None, agent_id: str | None, *, hops: int = 1
+    ) -> dict[str, int]:
         """Entities reachable through current facts within ``hops`` fact steps: ``{name: hops}``."""
         graph = self._ctx.backend.graph
         start = entity_id(entity, user_id, agent_id)
@@ -148,7 +192,11 @@ class SemanticStore:
             for ent in frontier:
                 for fact, _, kind, _ in graph.edges_of(ent, direction="in"):
                     fattrs = graph.node(fact)
-                    if kind not in ("subject", "object") or fattrs is None or fattrs.get("valid_to") is not None:
+                    if (
+                        kind not in ("subject", "object")
+                        or fattrs is None
+                        or fattrs.get("valid_to") is not None
+                    ):
                         continue
                     for _, other, okind, _ in graph.edges_of(fact, direction="out"):
                         if okind in ("subject", "object") and other not in seen:

@@ -9,11 +9,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ucma_core import ANY, Memory, MemoryConfig
+from ucma_core.config import FusionConfig
 from ucma_core.embedders import HashingEmbedder
 
 USERS = ["ana", "bob", "cy", None]
 WORDS = ["garden", "bike", "jazz", "tea", "Porto", "deadline", "python", "dog", "flight", "piano"]
 
+# diversification off, so every in-scope memory can come back and be counted
+NO_DEDUP = MemoryConfig(importance_threshold=0.0, fusion=FusionConfig(mmr_lambda=1.0, duplicate_similarity=1.0))
 observation = st.tuples(st.sampled_from(USERS), st.lists(st.sampled_from(WORDS), min_size=2, max_size=6))
 
 
@@ -26,7 +29,7 @@ observation = st.tuples(st.sampled_from(USERS), st.lists(st.sampled_from(WORDS),
 def test_remember_never_returns_another_users_memories(items, reader, query_words) -> None:
     with (
         tempfile.TemporaryDirectory() as tmp,
-        Memory(Path(tmp), embedder=HashingEmbedder(64), config=MemoryConfig(importance_threshold=0.0)) as mem,
+        Memory(Path(tmp), embedder=HashingEmbedder(64), config=NO_DEDUP) as mem,
     ):
         owner = {}
         for user, words in items:

@@ -13,6 +13,7 @@ from ucma_core.errors import ConfigurationError
 
 __all__ = [
     "ChromaConfig",
+    "FusionConfig",
     "GraphConfig",
     "MemoryConfig",
     "RankingConfig",
@@ -73,15 +74,50 @@ class RankingConfig:
     recency: float = 0.15
     retention: float = 0.15
     recency_half_life_days: float = 7.0
-    #: How many candidates the vector search fetches per requested result.
-    candidate_multiplier: int = 4
 
     def __post_init__(self) -> None:
         weights = (self.relevance, self.importance, self.recency, self.retention)
         _require(all(w >= 0 and math.isfinite(w) for w in weights), "ranking weights must be finite and >= 0")
         _require(sum(weights) > 0, "at least one ranking weight must be > 0")
         _require(self.recency_half_life_days > 0, "recency_half_life_days must be > 0")
-        _require(self.candidate_multiplier >= 1, "candidate_multiplier must be >= 1")
+
+
+@dataclass(frozen=True)
+class FusionConfig:
+    """How :meth:`~ucma_core.Memory.remember` combines its signals into one relevance.
+
+    Dense and keyword scores are normalised per query (divided by the best score
+    among the candidates) and summed with these weights; the structured signals
+    (entity match, the routed time range, the speaker, graph activation) add
+    their weight when they apply. The sum is divided by the weights of the
+    signals in play, so relevance stays in [0, 1]. Defaults were tuned on the
+    conversation benchmark in ``benchmarks/quality``.
+    """
+
+    dense: float = 1.0
+    keyword: float = 1.0
+    entity: float = 0.4
+    time: float = 0.6
+    speaker: float = 0.3
+    graph: float = 0.2
+    #: Candidates each source contributes per requested result (at least ``min_candidates``).
+    candidates_per_result: int = 4
+    min_candidates: int = 30
+    #: Top fused candidates whose graph neighbours are pulled in.
+    graph_seeds: int = 5
+    #: MMR trade-off between relevance and novelty (1.0 turns diversification off).
+    mmr_lambda: float = 0.9
+    #: Cosine similarity above which a lower-ranked candidate counts as a duplicate and is dropped.
+    duplicate_similarity: float = 0.98
+
+    def __post_init__(self) -> None:
+        weights = (self.dense, self.keyword, self.entity, self.time, self.speaker, self.graph)
+        _require(all(w >= 0 and math.isfinite(w) for w in weights), "fusion weights must be finite and >= 0")
+        _require(self.dense + self.keyword > 0, "dense or keyword weight must be > 0")
+        _require(self.candidates_per_result >= 1 and self.min_candidates >= 1, "candidate counts must be >= 1")
+        _require(self.graph_seeds >= 0, "graph_seeds must be >= 0")
+        _require(0.0 <= self.mmr_lambda <= 1.0, "mmr_lambda must be in [0, 1]")
+        _require(0.0 < self.duplicate_similarity <= 1.0, "duplicate_similarity must be in (0, 1]")
 
 
 @dataclass(frozen=True)
@@ -126,9 +162,12 @@ class MemoryConfig:
     fsync: bool = False
     #: Journal entries after which the graph snapshot is rewritten and the journal emptied.
     snapshot_every: int = 5000
+    #: IANA time zone in which "yesterday", "last week", "in May" are resolved.
+    timezone: str = "UTC"
     chroma: ChromaConfig = field(default_factory=ChromaConfig)
     retention: RetentionConfig = field(default_factory=RetentionConfig)
     ranking: RankingConfig = field(default_factory=RankingConfig)
+    fusion: FusionConfig = field(default_factory=FusionConfig)
     graph: GraphConfig = field(default_factory=GraphConfig)
 
     def __post_init__(self) -> None:
@@ -140,6 +179,12 @@ class MemoryConfig:
         _require(self.embedding_cache_size >= 0, "embedding_cache_size must be >= 0")
         _require(self.lock_timeout >= 0, "lock_timeout must be >= 0")
         _require(self.snapshot_every >= 1, "snapshot_every must be >= 1")
+        try:
+            from ucma_core.retrieval.router import _tz
+
+            _tz(self.timezone)
+        except (KeyError, ValueError) as e:
+            raise ConfigurationError(f"unknown time zone {self.timezone!r}: {e}") from e
         for f in fields(self):
             value = getattr(self, f.name)
             if isinstance(value, float):

@@ -39,6 +39,7 @@ from ucma_core.records import (
     Source,
 )
 from ucma_core.retrieval.filters import Filters
+from ucma_core.retrieval.router import RouteKind
 from ucma_core.retrieval.search import Retriever
 from ucma_core.scope import AnyScope
 from ucma_core.storage.backend import Backend
@@ -396,12 +397,22 @@ class Memory:
         time_range: tuple[datetime | float, datetime | float] | None = None,
         tags: Sequence[str] | None = None,
         now: datetime | float | None = None,
+        route: RouteKind | str | None = None,
     ) -> list[RetrievalResult]:
         """The ``k`` memories most worth recalling for ``query``, best first.
 
-        Candidates come from dense search within the scope and filters; they are
-        ranked by relevance, importance, recency and retention (weights in
-        ``config.ranking``), measured at ``now`` (default: the memory's clock).
+        The query router reads the question (no model call): a time expression
+        ("last week", "in May", "before the move") becomes a time range resolved
+        against the memory's clock, "how do I …" favours procedures, "who is X"
+        the facts about X, "what did Carla say …" Carla's turns. ``route``
+        overrides the router's kind (``"temporal"``, ``"procedural"``, ``"entity"``,
+        ``"hybrid"``); each result's ``route`` shows the decision. Candidates come
+        from dense search, BM25 keyword search, the time range, the speaker, the
+        entity index and graph neighbours, all within the scope and filters; their
+        signals are fused (weights in ``config.fusion``) into a relevance, then
+        ranked with importance, recency and retention (weights in
+        ``config.ranking``), measured at ``now`` (default: the memory's clock), and
+        near-duplicates are dropped.
         Superseded facts, deprecated procedures and resolved intentions are left
         out. Every returned memory is reinforced (its retention stability grows).
         ``user_id=None`` reads only memories stored without a user; pass
@@ -420,10 +431,15 @@ class Memory:
             time_range=check_time_range(time_range),
             tags=check_strings(tags, "tags"),
         )
+        try:
+            kind = None if route is None else RouteKind(route)
+        except ValueError as e:
+            known = ", ".join(r.value for r in RouteKind)
+            raise InvalidInputError(f"unknown route {route!r}; expected one of: {known}") from e
         with self._lock:
             self._check_open()
             at = self.now() if now is None else to_epoch(now, "now")
-            return self._retriever.search(text, k=k, filters=filters, now=at)
+            return self._retriever.search(text, k=k, filters=filters, now=at, kind=kind)
 
     # ------------------------------------------------------------------ explicit writes
     def assert_fact(

@@ -216,7 +216,9 @@ class RetrievalResult:
 
     ``score`` is the final rank score; ``relevance``, ``importance``, ``recency``
     and ``retention`` are the factors it was combined from (each 0..1).
-    ``record`` is the full stored memory.
+    ``signals`` holds the per-signal evidence behind ``relevance`` (``dense``,
+    ``keyword``, ``entity``, ``time``, ``speaker``, ``graph``), ``route`` the query
+    router's decision (kind and reason), and ``record`` the full stored memory.
     """
 
     id: str
@@ -231,3 +233,5 @@ class RetrievalResult:
     recency: float
     retention: float
     record: MemoryRecord = field(repr=False)
+    signals: dict[str, float] = field(default_factory=dict)
+    route: str = "hybrid"

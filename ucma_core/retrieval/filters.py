@@ -24,6 +24,15 @@ class Filters:
     time_range: tuple[float, float] | None = None
     tags: tuple[str, ...] = ()
 
+    @property
+    def any_user(self) -> bool:
+        return isinstance(self.user_id, AnyScope)
+
+    def exact(self, name: str) -> str | None:
+        """The ``agent_id`` / ``session_id`` to match exactly, or ``None`` for any."""
+        value = getattr(self, name)
+        return None if value is None or isinstance(value, AnyScope) else str(value)
+
     def where(self) -> dict[str, Any] | None:
         clauses: list[dict[str, Any]] = []
         if not isinstance(self.user_id, AnyScope):

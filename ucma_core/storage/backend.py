@@ -5,6 +5,7 @@ Layout of a folder::
     ucma.json                 manifest: schema version, embedder, Chroma collection
     LOCK                      held while a process has the folder open
     chroma/                   embedded Chroma (absent in server mode)
+    keywords.sqlite3          FTS5 keyword index (derived from Chroma, repaired on open)
     graph.snapshot.json       graph + retention state, replaced atomically
     graph.journal.jsonl       changes since the snapshot, one JSON object a line
 
@@ -26,6 +27,7 @@ from ucma_core.graph.memory_graph import MemoryGraph
 from ucma_core.records import MemoryRecord
 from ucma_core.storage import codec
 from ucma_core.storage.journal import Journal
+from ucma_core.storage.keywords import KeywordIndex, KeywordRow
 from ucma_core.storage.lock import FolderLock
 from ucma_core.storage.manifest import Manifest
 from ucma_core.storage.vectors import VectorHit, VectorStore, open_chroma
@@ -47,6 +49,7 @@ class Backend:
         self._lock = FolderLock(folder, timeout=config.lock_timeout)
         self._lock.acquire()
         self._journal: Journal | None = None
+        self.keywords: KeywordIndex | None = None
         try:
             manifest = Manifest.load(folder)
             if manifest is None:
@@ -64,6 +67,7 @@ class Backend:
             self.vectors = VectorStore(
                 open_chroma(config.chroma, folder), manifest.collection, embedded_path=embedded
             )
+            self.keywords = KeywordIndex(folder)
             self._journal = Journal(folder, fsync=config.fsync)
             snapshot, ops = self._journal.load()
             self.graph = MemoryGraph(self._journal, snapshot_every=config.snapshot_every)
@@ -90,6 +94,7 @@ class Backend:
         missing = sorted(stored - memory_nodes)
         orphans = sorted(memory_nodes - stored)
         restored: list[MemoryRecord] = []
+        self._reconcile_keywords(stored)
         with self.graph.batch():
             for node_id in orphans:
                 self.graph.remove_node(node_id)
@@ -101,6 +106,15 @@ class Backend:
                     restored.append(record)
         return restored, orphans
 
+    def _reconcile_keywords(self, stored: set[str]) -> None:
+        assert self.keywords is not None
+        indexed = self.keywords.ids()
+        self.keywords.delete(sorted(indexed - stored))
+        missing = sorted(stored - indexed)
+        for start in range(0, len(missing), 1000):
+            rows = self.vectors.get(missing[start : start + 1000])
+            self.keywords.add(_keyword_row(codec.decode(i, doc, meta, None)) for i, (doc, meta) in rows.items())
+
     # ------------------------------------------------------------------ writes
     def insert(self, records: Sequence[MemoryRecord], vectors: Sequence[Sequence[float]]) -> None:
         """Store new records: Chroma first, then their graph nodes (one journal append
@@ -111,6 +125,8 @@ class Backend:
             [r.content for r in records],
             [codec.to_metadata(r) for r in records],
         )
+        assert self.keywords is not None
+        self.keywords.add(_keyword_row(r) for r in records)
         for record in records:
             self.graph.put_node(record.id, codec.node_attrs(record))
 
@@ -118,11 +134,14 @@ class Backend:
         """Remove memories from Chroma, then from the graph; ``scrub`` also erases their text
         from the embedded Chroma files."""
         self.vectors.delete(ids)
+        assert self.keywords is not None
+        self.keywords.delete(ids)
         with self.graph.batch():
             for memory_id in ids:
                 self.graph.remove_node(memory_id)
         if scrub:
             self.vectors.scrub(ids)
+            self.keywords.scrub()
 
     def set_state(self, memory_id: str, **attrs: Any) -> None:
         """Change mutable fields of a memory (journaled on its graph node)."""
@@ -153,8 +172,23 @@ class Backend:
 
     def _release(self) -> None:
         try:
+            if self.keywords is not None:
+                self.keywords.close()
+                self.keywords = None
             if self._journal is not None:
                 self._journal.close()
                 self._journal = None
         finally:
             self._lock.release()
+
+
+def _keyword_row(record: MemoryRecord) -> KeywordRow:
+    return KeywordRow(
+        id=record.id,
+        content=record.content,
+        user_id=record.user_id,
+        agent_id=record.agent_id,
+        session_id=record.session_id,
+        memory_type=record.memory_type.value,
+        timestamp=record.timestamp,
+    )

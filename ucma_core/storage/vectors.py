@@ -24,10 +24,14 @@ Where = dict[str, Any]
 
 @dataclass(frozen=True)
 class VectorHit:
+    """A stored record as a search or lookup returns it (``distance`` is cosine distance;
+    ``nan`` for a lookup by id)."""
+
     id: str
     distance: float
     document: str
     metadata: Metadata
+    vector: list[float] | None = None
 
 
 def open_chroma(config: ChromaConfig, folder: Path) -> Any:
@@ -112,16 +116,19 @@ class VectorStore:
             raise StorageError(f"Chroma could not count records: {e}") from e
 
     def query(
-        self, vector: Sequence[float], n: int, where: Where | None = None, ids: Sequence[str] | None = None
+        self,
+        vector: Sequence[float],
+        n: int,
+        where: Where | None = None,
+        ids: Sequence[str] | None = None,
+        *,
+        with_vectors: bool = False,
     ) -> list[VectorHit]:
         """Nearest ``n`` records to ``vector`` among those matching ``where`` (and ``ids``)."""
         if n <= 0 or (ids is not None and not ids):
             return []
-        kwargs: dict[str, Any] = {
-            "query_embeddings": [list(vector)],
-            "n_results": n,
-            "include": ["documents", "metadatas", "distances"],
-        }
+        include = ["documents", "metadatas", "distances"] + (["embeddings"] if with_vectors else [])
+        kwargs: dict[str, Any] = {"query_embeddings": [list(vector)], "n_results": n, "include": include}
         if where:
             kwargs["where"] = where
         if ids is not None:
@@ -130,11 +137,27 @@ class VectorStore:
             res = self._col.query(**kwargs)
         except Exception as e:
             raise StorageError(f"Chroma query failed: {e}") from e
+        vectors = res["embeddings"][0] if with_vectors else [None] * len(res["ids"][0])
         return [
-            VectorHit(i, float(dist), doc or "", dict(meta or {}))
-            for i, dist, doc, meta in zip(
-                res["ids"][0], res["distances"][0], res["documents"][0], res["metadatas"][0], strict=True
+            VectorHit(i, float(dist), doc or "", dict(meta or {}), None if vec is None else list(vec))
+            for i, dist, doc, meta, vec in zip(
+                res["ids"][0], res["distances"][0], res["documents"][0], res["metadatas"][0], vectors, strict=True
             )
+        ]
+
+    def lookup(self, ids: Sequence[str], *, with_vectors: bool = False) -> list[VectorHit]:
+        """The records of those of ``ids`` that exist, as hits with ``distance`` = nan."""
+        if not ids:
+            return []
+        include = ["documents", "metadatas"] + (["embeddings"] if with_vectors else [])
+        try:
+            res = self._col.get(ids=list(ids), include=include)
+        except Exception as e:
+            raise StorageError(f"Chroma could not read {len(ids)} record(s): {e}") from e
+        vectors = res["embeddings"] if with_vectors else [None] * len(res["ids"])
+        return [
+            VectorHit(i, float("nan"), doc or "", dict(meta or {}), None if vec is None else list(vec))
+            for i, doc, meta, vec in zip(res["ids"], res["documents"], res["metadatas"], vectors, strict=True)
         ]
 
     def scrub(self, ids: Sequence[str]) -> None:

@@ -1,0 +1,186 @@
+"""The keyword index: SQLite FTS5 with BM25 ranking, in the memory folder.
+
+Every memory's text is indexed with its scope, type and time, so keyword search
+filters the same way dense search does. The index is derived data: it is updated
+on every write and deletion, and when it is missing or disagrees with Chroma
+after a crash it is repaired from Chroma on open. Deleted rows are purged with
+``secure_delete`` and a VACUUM, so :meth:`KeywordIndex.scrub` leaves no text of a
+forgotten user in the file.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ucma_core.errors import StorageError
+
+__all__ = ["KeywordHit", "KeywordIndex", "KeywordRow", "match_query"]
+
+_FILE = "keywords.sqlite3"
+_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+# Words too common in conversation to say anything about which memory is meant.
+STOPWORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before being below
+    between both but by can could did do does doing down during each few for from further had has have
+    having he her here hers herself him himself his how i if in into is it its itself just me more most
+    my myself no nor not now of off on once only or other our ours ourselves out over own same she should
+    so some such than that the their theirs them themselves then there these they this those through to
+    too under until up very was we were what when where which while who whom why will with would you your
+    yours yourself yourselves tell know say said says ask asked remember mention mentioned did does like
+    get got go going went thing things also really one much many well""".split()
+)
+
+
+@dataclass(frozen=True)
+class KeywordRow:
+    id: str
+    content: str
+    user_id: str | None
+    agent_id: str | None
+    session_id: str | None
+    memory_type: str
+    timestamp: float
+
+
+@dataclass(frozen=True)
+class KeywordHit:
+    id: str
+    score: float  # BM25, larger is better
+
+
+def keywords(text: str) -> list[str]:
+    """Lower-cased word tokens of ``text`` without stop words (order kept, no repeats)."""
+    seen: dict[str, None] = {}
+    for tok in _TOKEN.findall(text.lower()):
+        if tok not in STOPWORDS and (len(tok) > 1 or tok.isdigit()):
+            seen[tok] = None
+    return list(seen)
+
+
+def match_query(text: str) -> str | None:
+    """An FTS5 MATCH expression: any of the query's keywords (each quoted), or ``None``."""
+    terms = keywords(text)
+    if not terms:
+        return None
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms[:64])
+
+
+class KeywordIndex:
+    """BM25 keyword search over memory texts, scoped like the vector store."""
+
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / _FILE
+        self.created = not self.path.exists()
+        try:
+            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=DELETE")
+            self._db.execute("PRAGMA secure_delete=ON")
+            self._db.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS memories USING fts5("
+                "content, id UNINDEXED, user_id UNINDEXED, agent_id UNINDEXED, session_id UNINDEXED, "
+                "memory_type UNINDEXED, ts UNINDEXED, tokenize='porter unicode61 remove_diacritics 2')"
+            )
+            # memory id -> FTS rowid, so a deletion is an index lookup, not a scan
+            self._db.execute("CREATE TABLE IF NOT EXISTS rowids (id TEXT PRIMARY KEY, fts INTEGER NOT NULL)")
+        except sqlite3.Error as e:
+            raise StorageError(f"cannot open keyword index {self.path}: {e}") from e
+
+    def add(self, rows: Iterable[KeywordRow]) -> None:
+        data = [(r.content, r.id, r.user_id or "", r.agent_id or "", r.session_id or "", r.memory_type,
+                 r.timestamp) for r in rows]
+        if not data:
+            return
+        try:
+            self._db.execute("BEGIN")
+            for row in data:
+                cur = self._db.execute(
+                    "INSERT INTO memories(content, id, user_id, agent_id, session_id, memory_type, ts) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    row,
+                )
+                self._db.execute("INSERT OR REPLACE INTO rowids(id, fts) VALUES (?, ?)", (row[1], cur.lastrowid))
+            self._db.execute("COMMIT")
+        except sqlite3.Error as e:
+            self._rollback()
+            raise StorageError(f"keyword index write failed: {e}") from e
+
+    def delete(self, ids: Sequence[str]) -> None:
+        if not ids:
+            return
+        try:
+            self._db.execute("BEGIN")
+            for start in range(0, len(ids), 500):
+                chunk = list(ids[start : start + 500])
+                marks = ",".join("?" * len(chunk))
+                self._db.execute(
+                    f"DELETE FROM memories WHERE rowid IN (SELECT fts FROM rowids WHERE id IN ({marks}))", chunk
+                )
+                self._db.execute(f"DELETE FROM rowids WHERE id IN ({marks})", chunk)
+            self._db.execute("COMMIT")
+        except sqlite3.Error as e:
+            self._rollback()
+            raise StorageError(f"keyword index delete failed: {e}") from e
+
+    def scrub(self) -> None:
+        """Merge the FTS segments and vacuum so deleted text leaves the file."""
+        try:
+            self._db.execute("INSERT INTO memories(memories) VALUES('optimize')")
+            self._db.execute("VACUUM")
+        except sqlite3.Error as e:
+            raise StorageError(f"could not scrub {self.path}: {e}") from e
+
+    def ids(self) -> set[str]:
+        try:
+            return {row[0] for row in self._db.execute("SELECT id FROM rowids")}
+        except sqlite3.Error as e:
+            raise StorageError(f"cannot read keyword index {self.path}: {e}") from e
+
+    def search(self, query: str, n: int, *, user_id: str | None | bool = None, agent_id: str | None = None,
+               session_id: str | None = None, memory_types: Sequence[str] = (),
+               time_range: tuple[float, float] | None = None, ids: Sequence[str] | None = None) -> list[KeywordHit]:
+        """Best ``n`` BM25 matches of ``query``'s keywords. ``user_id=False`` searches every user."""
+        expr = match_query(query)
+        if expr is None or n <= 0:
+            return []
+        sql = ["SELECT id, bm25(memories) FROM memories WHERE memories MATCH ?"]
+        args: list[object] = [expr]
+        if user_id is not False:
+            sql.append("AND user_id = ?")
+            args.append(user_id or "")
+        if agent_id is not None:
+            sql.append("AND agent_id = ?")
+            args.append(agent_id)
+        if session_id is not None:
+            sql.append("AND session_id = ?")
+            args.append(session_id)
+        if memory_types:
+            sql.append(f"AND memory_type IN ({','.join('?' * len(memory_types))})")
+            args.extend(memory_types)
+        if time_range is not None:
+            sql.append("AND ts >= ? AND ts <= ?")
+            args.extend(time_range)
+        if ids is not None:
+            if not ids:
+                return []
+            sql.append(f"AND id IN ({','.join('?' * len(ids))})")
+            args.extend(ids)
+        sql.append("ORDER BY bm25(memories) LIMIT ?")
+        args.append(n)
+        try:
+            rows = self._db.execute(" ".join(sql), args).fetchall()
+        except sqlite3.Error as e:
+            raise StorageError(f"keyword search failed: {e}") from e
+        return [KeywordHit(memory_id, -float(score)) for memory_id, score in rows]
+
+    def _rollback(self) -> None:
+        try:
+            self._db.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass  # nothing was open
+
+    def close(self) -> None:
+        self._db.close()

@@ -18,6 +18,7 @@ __all__ = [
     "MemoryConfig",
     "RankingConfig",
     "RetentionConfig",
+    "WorkingMemoryConfig",
 ]
 
 
@@ -99,6 +100,7 @@ class FusionConfig:
     entity: float = 0.4
     time: float = 0.6
     speaker: float = 0.3
+    kind: float = 0.4
     graph: float = 0.2
     #: Candidates each source contributes per requested result (at least ``min_candidates``).
     candidates_per_result: int = 4
@@ -111,10 +113,12 @@ class FusionConfig:
     duplicate_similarity: float = 0.98
 
     def __post_init__(self) -> None:
-        weights = (self.dense, self.keyword, self.entity, self.time, self.speaker, self.graph)
+        weights = (self.dense, self.keyword, self.entity, self.time, self.speaker, self.kind, self.graph)
         _require(all(w >= 0 and math.isfinite(w) for w in weights), "fusion weights must be finite and >= 0")
         _require(self.dense + self.keyword > 0, "dense or keyword weight must be > 0")
-        _require(self.candidates_per_result >= 1 and self.min_candidates >= 1, "candidate counts must be >= 1")
+        _require(
+            self.candidates_per_result >= 1 and self.min_candidates >= 1, "candidate counts must be >= 1"
+        )
         _require(self.graph_seeds >= 0, "graph_seeds must be >= 0")
         _require(0.0 <= self.mmr_lambda <= 1.0, "mmr_lambda must be in [0, 1]")
         _require(0.0 < self.duplicate_similarity <= 1.0, "duplicate_similarity must be in (0, 1]")
@@ -135,6 +139,21 @@ class GraphConfig:
         _require(self.max_nodes >= 1, "max_nodes must be >= 1")
         _require(self.max_fanout >= 1, "max_fanout must be >= 1")
         _require(0 < self.pagerank_damping < 1, "pagerank_damping must be in (0, 1)")
+
+
+@dataclass(frozen=True)
+class WorkingMemoryConfig:
+    """Token budgets of the working-memory zones and the tokenizer that counts them."""
+
+    system_tokens: int = 2048
+    active_tokens: int = 6144
+    staging_tokens: int = 1024
+    encoding: str = "cl100k_base"
+    max_task_slots: int = 20
+
+    def __post_init__(self) -> None:
+        for name in ("system_tokens", "active_tokens", "staging_tokens", "max_task_slots"):
+            _require(getattr(self, name) >= 1, f"{name} must be >= 1")
 
 
 @dataclass(frozen=True)
@@ -169,6 +188,7 @@ class MemoryConfig:
     ranking: RankingConfig = field(default_factory=RankingConfig)
     fusion: FusionConfig = field(default_factory=FusionConfig)
     graph: GraphConfig = field(default_factory=GraphConfig)
+    working: WorkingMemoryConfig = field(default_factory=WorkingMemoryConfig)
 
     def __post_init__(self) -> None:
         _require(0.0 <= self.importance_threshold <= 1.0, "importance_threshold must be in [0, 1]")

@@ -50,6 +50,7 @@ from ucma_core.stores.procedural import ProceduralStore
 from ucma_core.stores.prospective import ProspectiveStore
 from ucma_core.stores.semantic import SemanticStore
 from ucma_core.stores.sensory import SensoryBuffer, SensoryEntry
+from ucma_core.tokens import TiktokenCounter, TokenCounter
 from ucma_core.validation import (
     check_content,
     check_metadata,
@@ -59,6 +60,7 @@ from ucma_core.validation import (
     check_unit,
     to_epoch,
 )
+from ucma_core.working_memory import WorkingMemory
 
 __all__ = ["Memory"]
 
@@ -94,6 +96,8 @@ class Memory:
             defaults to :class:`~ucma_core.dynamics.importance.HeuristicImportance`.
         clock: returns the current time in epoch seconds; every time-dependent
             decision uses it (default ``time.time``).
+        token_counter: counts tokens for :attr:`working` (default: tiktoken with
+            ``config.working.encoding``, loaded offline).
 
     Example:
         >>> import tempfile
@@ -114,6 +118,7 @@ class Memory:
         embedder: Embedder | None = None,
         provider: ImportanceScorer | None = None,
         clock: Clock | None = None,
+        token_counter: TokenCounter | None = None,
     ) -> None:
         self.config = config or MemoryConfig()
         self._clock: Clock = clock or time.time
@@ -146,6 +151,8 @@ class Memory:
         self._prospective = ProspectiveStore(ctx)
         self._retriever = Retriever(ctx)
         self._session_id = uuid.uuid4().hex
+        self._working: WorkingMemory | None = None
+        self._token_counter = token_counter
         try:
             self._open_indexes()
         except BaseException:
@@ -189,6 +196,19 @@ class Memory:
     @property
     def embedder(self) -> Embedder:
         return self._embedder
+
+    @property
+    def working(self) -> WorkingMemory:
+        """The working memory (zones with token budgets) of this memory object, created on
+        first use; it lives in this process only."""
+        with self._lock:
+            if self._working is None:
+                self._working = WorkingMemory(
+                    self.config.working,
+                    self._token_counter or TiktokenCounter(self.config.working.encoding),
+                    self._clock,
+                )
+            return self._working
 
     def now(self) -> float:
         """The memory's clock."""
@@ -398,6 +418,7 @@ class Memory:
         tags: Sequence[str] | None = None,
         now: datetime | float | None = None,
         route: RouteKind | str | None = None,
+        stage: bool = False,
     ) -> list[RetrievalResult]:
         """The ``k`` memories most worth recalling for ``query``, best first.
 
@@ -412,7 +433,8 @@ class Memory:
         signals are fused (weights in ``config.fusion``) into a relevance, then
         ranked with importance, recency and retention (weights in
         ``config.ranking``), measured at ``now`` (default: the memory's clock), and
-        near-duplicates are dropped.
+        near-duplicates are dropped. ``stage=True`` also places the results in the
+        staging zone of :attr:`working`.
         Superseded facts, deprecated procedures and resolved intentions are left
         out. Every returned memory is reinforced (its retention stability grows).
         ``user_id=None`` reads only memories stored without a user; pass
@@ -439,7 +461,10 @@ class Memory:
         with self._lock:
             self._check_open()
             at = self.now() if now is None else to_epoch(now, "now")
-            return self._retriever.search(text, k=k, filters=filters, now=at, kind=kind)
+            results = self._retriever.search(text, k=k, filters=filters, now=at, kind=kind)
+        if stage:
+            self.working.stage(results)
+        return results
 
     # ------------------------------------------------------------------ explicit writes
     def assert_fact(
@@ -764,7 +789,8 @@ class Memory:
             out = [
                 (n, h, a)
                 for n, (h, a) in reached.items()
-                if (attrs := self._backend.graph.node(n)) is not None
+                if n != memory_id
+                and (attrs := self._backend.graph.node(n)) is not None
                 and attrs.get("kind") == "memory"
                 and filt.admits(attrs)
             ]

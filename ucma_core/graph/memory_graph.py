@@ -231,8 +231,9 @@ class MemoryGraph:
 
         Follows edges in both directions, at most ``max_fanout`` strongest edges per
         node and ``max_hops`` hops, and stops after ``max_nodes`` reached nodes.
-        Returns ``{node_id: (hops, activation)}`` for the nodes reached, seeds excluded;
-        activation is ``parent * weight * decay`` per hop.
+        Returns ``{node_id: (hops, activation)}`` for the nodes reached; a seed appears
+        only if activation reached it from another node. Activation is
+        ``parent * weight * decay`` per hop.
         """
         reached: dict[str, tuple[int, float]] = {}
         frontier = {n: a for n, a in seeds.items() if n in self._g}
@@ -241,7 +242,7 @@ class MemoryGraph:
             for node, act in sorted(frontier.items(), key=lambda kv: -kv[1]):
                 nbrs = [(v, d["weight"]) for _, v, d in self._g.out_edges(node, data=True)]
                 nbrs += [(u, d["weight"]) for u, _, d in self._g.in_edges(node, data=True)]
-                nbrs = [(n, w) for n, w in nbrs if w >= min_weight and n not in seeds]
+                nbrs = [(n, w) for n, w in nbrs if w >= min_weight and n != node]
                 nbrs.sort(key=lambda nw: -nw[1])
                 for nbr, w in nbrs[:max_fanout]:
                     a = act * w * decay

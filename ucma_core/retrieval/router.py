@@ -49,6 +49,8 @@ class Route:
     entity: str | None = None
     speaker: str | None = None
     reason: str = ""
+    #: The query without its time expression or event anchor: what to search for.
+    topic: str = ""
 
 
 _MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
@@ -78,8 +80,29 @@ _SPEAKER = re.compile(
     r"(?:say|said|mention|mentioned|tell|told|talk|talked|ask|asked|share|shared|think|thought|feel|felt)\b"
     r"|\baccording to (?P<name2>[A-Z][\w'-]+)",
 )
-_ANCHOR = re.compile(r"\b(?P<side>before|after|since)\s+(?P<event>(?:the|my|our|his|her|their|we|i)\b[^?.,;]*)",
-                     re.I)
+_TIME_PHRASES = re.compile(
+    r"\b(?:(?:in the )?(?:last|past|this|previous) (?:"
+    + _NUM
+    + r" )?"
+    + _UNIT
+    + r"|"
+    + _NUM
+    + r" "
+    + _UNIT
+    + r" ago"
+    + r"|today|yesterday|tonight|last night|this (?:morning|afternoon|evening)|recently|lately|these days"
+    + r"|(?:on |last )?(?:"
+    + _WEEKDAY_RE
+    + r")"
+    + r"|(?:(?:in|during|since|before|after|from|on) )?(?:the )?(?:\d{1,2}(?:st|nd|rd|th)? )?(?:"
+    + _MONTH_RE
+    + r")(?: \d{1,2}(?:st|nd|rd|th)?)?(?:,? \d{4})?"
+    + r"|(?:in|during|since|before|after) \d{4}|(?:on )?\d{4}-\d{2}-\d{2})\b",
+    re.I,
+)
+_ANCHOR = re.compile(
+    r"\b(?P<side>before|after|since)\s+(?P<event>(?:the|my|our|his|her|their|we|i)\b[^?.,;]*)", re.I
+)
 
 
 def _tz(name: str | None) -> tzinfo:
@@ -149,8 +172,11 @@ def _time_range(q: str, now: float, tz: tzinfo) -> tuple[tuple[float, float] | N
     if m := re.search(r"\b(\d{4})-(\d{2})-(\d{2})\b", q):
         start = _day_start(date(int(m.group(1)), int(m.group(2)), int(m.group(3))), tz)
         return (start, start + _DAY - 1e-3), m.group(0)
-    if m := re.search(r"\b(?:(\d{1,2})(?:st|nd|rd|th)? (" + _MONTH_RE + r")|(" + _MONTH_RE + r") (\d{1,2})"
-                      r"(?:st|nd|rd|th)?)\b(?:,? (\d{4}))?", q):
+    if m := re.search(
+        r"\b(?:(\d{1,2})(?:st|nd|rd|th)? (" + _MONTH_RE + r")|(" + _MONTH_RE + r") (\d{1,2})"
+        r"(?:st|nd|rd|th)?)\b(?:,? (\d{4}))?",
+        q,
+    ):
         day = int(m.group(1) or m.group(4))
         month = _MONTHS[(m.group(2) or m.group(3))]
         year = int(m.group(5)) if m.group(5) else _latest_year(today, month, day)
@@ -190,6 +216,12 @@ def _unit_seconds(unit: str) -> float:
     return {"day": _DAY, "week": 7 * _DAY, "month": 30.44 * _DAY, "year": 365.25 * _DAY}[unit]
 
 
+def _topic(stripped: str, query: str) -> str:
+    """``stripped`` tidied up, or the whole query when nothing of substance is left."""
+    text = re.sub(r"\s+", " ", stripped).strip(" ,;?!.")
+    return text if len(re.findall(r"\w+", text)) >= 2 else query
+
+
 def route(query: str, now: float, *, timezone: str | None = None) -> Route:
     """Classify ``query`` and resolve its time expression against ``now`` (epoch seconds).
 
@@ -210,16 +242,29 @@ def route(query: str, now: float, *, timezone: str | None = None) -> Route:
             speaker = None
     time_range, why = _time_range(q, now, tz)
     if time_range is not None:
-        return Route(RouteKind.TEMPORAL, time_range=time_range, speaker=speaker, reason=f"time: {why}")
+        return Route(
+            RouteKind.TEMPORAL,
+            time_range=time_range,
+            speaker=speaker,
+            reason=f"time: {why}",
+            topic=_topic(_TIME_PHRASES.sub(" ", query), query),
+        )
     if anchor := _ANCHOR.search(query):
-        return Route(RouteKind.TEMPORAL, anchor=anchor.group("event").strip(), speaker=speaker,
-                     anchor_side="before" if anchor.group("side").lower() == "before" else "after",
-                     reason=f"relative to an event: {anchor.group(0).strip()}")
+        return Route(
+            RouteKind.TEMPORAL,
+            anchor=anchor.group("event").strip(),
+            speaker=speaker,
+            anchor_side="before" if anchor.group("side").lower() == "before" else "after",
+            reason=f"relative to an event: {anchor.group(0).strip()}",
+            topic=_topic(query[: anchor.start()] + " " + query[anchor.end() :], query),
+        )
     if re.search(r"^\s*when\b|\bwhat (?:time|day|date|year|month)\b|\bhow long ago\b", q):
-        return Route(RouteKind.TEMPORAL, speaker=speaker, reason="asks when")
+        return Route(RouteKind.TEMPORAL, speaker=speaker, reason="asks when", topic=query)
     if _PROCEDURAL.search(query):
-        return Route(RouteKind.PROCEDURAL, speaker=speaker, reason="asks how to")
+        return Route(RouteKind.PROCEDURAL, speaker=speaker, reason="asks how to", topic=query)
     if m := _ENTITY.search(query):
         name = re.sub(r"^(?:the|a|an)\s+", "", m.group("name").strip(), flags=re.I)
-        return Route(RouteKind.ENTITY, entity=name, speaker=speaker, reason="asks about an entity")
-    return Route(RouteKind.HYBRID, speaker=speaker, reason="no special cue")
+        return Route(
+            RouteKind.ENTITY, entity=name, speaker=speaker, reason="asks about an entity", topic=query
+        )
+    return Route(RouteKind.HYBRID, speaker=speaker, reason="no special cue", topic=query)

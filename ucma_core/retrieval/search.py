@@ -55,6 +55,7 @@ class Retriever:
                 time_range=decided.time_range if keep_time else None,
                 anchor=decided.anchor if keep_time else None,
                 reason=f"set by caller ({decided.kind.value} by the router)",
+                topic=decided.topic if keep_time else query,
             )
         return decided
 
@@ -66,7 +67,8 @@ class Retriever:
         fusion = ctx.config.fusion
         plan = self.plan(query, now, kind)
         n = max(fusion.min_candidates, k * fusion.candidates_per_result)
-        qvec = ctx.embedder.embed([query])[0]
+        topic = plan.topic or query
+        qvec = ctx.embedder.embed([topic])[0]
         signals: dict[str, dict[str, float]] = defaultdict(dict)
         hits: dict[str, VectorHit] = {}
         active = {"dense", "graph"}
@@ -81,7 +83,7 @@ class Retriever:
                 signals[memory_id]["keyword"] = max(signals[memory_id].get("keyword", 0.0), score)
 
         add_dense(ctx.backend.vectors.query(qvec, n, filters.where(), with_vectors=True))
-        add_keyword(self._keyword(query, n, filters, None))
+        add_keyword(self._keyword(topic, n, filters, None))
         if any("keyword" in s for s in signals.values()):
             active.add("keyword")
 
@@ -90,7 +92,7 @@ class Retriever:
             active.add("time")
             ranged = dataclasses.replace(filters, time_range=time_range)
             add_dense(ctx.backend.vectors.query(qvec, n, ranged.where(), with_vectors=True))
-            add_keyword(self._keyword(query, n, ranged, None))
+            add_keyword(self._keyword(topic, n, ranged, None))
         if plan.speaker:
             active.add("speaker")
             where = _and(filters.where(), {codec.participant_key(plan.speaker): True})
@@ -160,7 +162,7 @@ class Retriever:
         index = self._ctx.backend.keywords
         if index is None:
             return []
-        user: str | None | bool = False if filters.any_user else filters.user_id  # type: ignore[assignment]
+        user: str | bool | None = False if filters.any_user else filters.user_id  # type: ignore[assignment]
         found = index.search(
             query,
             n,
@@ -187,7 +189,8 @@ class Retriever:
         if node is None:
             return None
         at = float(node["timestamp"])
-        return (0.0, at) if plan.anchor_side == "before" else (at, max(now, at))
+        # the anchor event itself is neither before nor after itself
+        return (0.0, at - 1e-3) if plan.anchor_side == "before" else (at + 1e-3, max(now, at + 1e-3))
 
     def _entity_candidates(self, query: str, plan: Route, filters: Filters) -> dict[str, float]:
         """Facts about entities named in the query (1.0) and the episodes they came from (0.7)."""

@@ -113,7 +113,9 @@ class Backend:
         missing = sorted(stored - indexed)
         for start in range(0, len(missing), 1000):
             rows = self.vectors.get(missing[start : start + 1000])
-            self.keywords.add(_keyword_row(codec.decode(i, doc, meta, None)) for i, (doc, meta) in rows.items())
+            self.keywords.add(
+                _keyword_row(codec.decode(i, doc, meta, None)) for i, (doc, meta) in rows.items()
+            )
 
     # ------------------------------------------------------------------ writes
     def insert(self, records: Sequence[MemoryRecord], vectors: Sequence[Sequence[float]]) -> None:

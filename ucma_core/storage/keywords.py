@@ -10,6 +10,7 @@ forgotten user in the file.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sqlite3
 from collections.abc import Iterable, Sequence
@@ -90,8 +91,18 @@ class KeywordIndex:
             raise StorageError(f"cannot open keyword index {self.path}: {e}") from e
 
     def add(self, rows: Iterable[KeywordRow]) -> None:
-        data = [(r.content, r.id, r.user_id or "", r.agent_id or "", r.session_id or "", r.memory_type,
-                 r.timestamp) for r in rows]
+        data = [
+            (
+                r.content,
+                r.id,
+                r.user_id or "",
+                r.agent_id or "",
+                r.session_id or "",
+                r.memory_type,
+                r.timestamp,
+            )
+            for r in rows
+        ]
         if not data:
             return
         try:
@@ -102,7 +113,9 @@ class KeywordIndex:
                     "VALUES (?, ?, ?, ?, ?, ?, ?)",
                     row,
                 )
-                self._db.execute("INSERT OR REPLACE INTO rowids(id, fts) VALUES (?, ?)", (row[1], cur.lastrowid))
+                self._db.execute(
+                    "INSERT OR REPLACE INTO rowids(id, fts) VALUES (?, ?)", (row[1], cur.lastrowid)
+                )
             self._db.execute("COMMIT")
         except sqlite3.Error as e:
             self._rollback()
@@ -117,7 +130,8 @@ class KeywordIndex:
                 chunk = list(ids[start : start + 500])
                 marks = ",".join("?" * len(chunk))
                 self._db.execute(
-                    f"DELETE FROM memories WHERE rowid IN (SELECT fts FROM rowids WHERE id IN ({marks}))", chunk
+                    f"DELETE FROM memories WHERE rowid IN (SELECT fts FROM rowids WHERE id IN ({marks}))",
+                    chunk,
                 )
                 self._db.execute(f"DELETE FROM rowids WHERE id IN ({marks})", chunk)
             self._db.execute("COMMIT")
@@ -139,9 +153,18 @@ class KeywordIndex:
         except sqlite3.Error as e:
             raise StorageError(f"cannot read keyword index {self.path}: {e}") from e
 
-    def search(self, query: str, n: int, *, user_id: str | None | bool = None, agent_id: str | None = None,
-               session_id: str | None = None, memory_types: Sequence[str] = (),
-               time_range: tuple[float, float] | None = None, ids: Sequence[str] | None = None) -> list[KeywordHit]:
+    def search(
+        self,
+        query: str,
+        n: int,
+        *,
+        user_id: str | bool | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        memory_types: Sequence[str] = (),
+        time_range: tuple[float, float] | None = None,
+        ids: Sequence[str] | None = None,
+    ) -> list[KeywordHit]:
         """Best ``n`` BM25 matches of ``query``'s keywords. ``user_id=False`` searches every user."""
         expr = match_query(query)
         if expr is None or n <= 0:
@@ -177,10 +200,8 @@ class KeywordIndex:
         return [KeywordHit(memory_id, -float(score)) for memory_id, score in rows]
 
     def _rollback(self) -> None:
-        try:
+        with contextlib.suppress(sqlite3.Error):  # nothing was open
             self._db.execute("ROLLBACK")
-        except sqlite3.Error:
-            pass  # nothing was open
 
     def close(self) -> None:
         self._db.close()

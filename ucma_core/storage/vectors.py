@@ -141,7 +141,12 @@ class VectorStore:
         return [
             VectorHit(i, float(dist), doc or "", dict(meta or {}), None if vec is None else list(vec))
             for i, dist, doc, meta, vec in zip(
-                res["ids"][0], res["distances"][0], res["documents"][0], res["metadatas"][0], vectors, strict=True
+                res["ids"][0],
+                res["distances"][0],
+                res["documents"][0],
+                res["metadatas"][0],
+                vectors,
+                strict=True,
             )
         ]
 

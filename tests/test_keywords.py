@@ -1,0 +1,53 @@
+"""The FTS5 keyword index: updated on every write and delete, scoped, repaired from Chroma."""
+
+from __future__ import annotations
+
+from ucma_core import Memory
+from ucma_core.embedders import HashingEmbedder
+from ucma_core.storage.keywords import KeywordIndex, KeywordRow, keywords, match_query
+
+
+def test_keyword_helpers_drop_stopwords_and_quote_terms() -> None:
+    assert keywords("What did Ana say about the Zephyr-9 bike?") == ["ana", "zephyr", "9", "bike"]
+    assert match_query('the "odd" one') == '"odd"'
+    assert match_query("what is it") is None
+
+
+def test_bm25_ranks_exact_rare_terms_first(tmp_path) -> None:
+    index = KeywordIndex(tmp_path)
+    rows = [
+        KeywordRow("a", "we talked about bikes and weather", "u", None, None, "episodic", 1.0),
+        KeywordRow("b", "my bike serial is ZX-4471", "u", None, None, "episodic", 2.0),
+        KeywordRow("c", "ZX-4471 for another user", "v", None, None, "episodic", 3.0),
+    ]
+    index.add(rows)
+    assert [h.id for h in index.search("serial ZX-4471", 5, user_id="u")] == ["b"]
+    assert {h.id for h in index.search("ZX-4471", 5, user_id=False)} == {"b", "c"}
+    assert [h.id for h in index.search("bikes", 5, user_id="u", time_range=(0.5, 1.5))] == ["a"]
+    index.delete(["b"])
+    assert index.search("ZX-4471", 5, user_id="u") == []
+    assert index.ids() == {"a", "c"}
+    index.close()
+
+
+def test_index_follows_writes_forget_and_forget_user(mem: Memory) -> None:
+    a = mem.observe("Ana's locker code is 7731", user_id="ana", importance=0.9)
+    b = mem.observe("Bob's locker code is 1188", user_id="bob", importance=0.9)
+    f = mem.assert_fact("Ana", "owns", "a kayak", user_id="ana")
+    index = mem._backend.keywords
+    assert index is not None and index.ids() == {a, b, f.id}
+    assert [h.id for h in index.search("7731", 5, user_id="ana")] == [a]
+    mem.forget(a)
+    assert index.ids() == {b, f.id}
+    mem.forget_user("bob")
+    assert index.ids() == {f.id}
+
+
+def test_missing_or_stale_index_is_rebuilt_from_chroma_on_open(folder, clock) -> None:
+    with Memory(folder, embedder=HashingEmbedder(), clock=clock) as m:
+        a = m.observe("The boiler was serviced by Kowalski", importance=0.9)
+        b = m.observe("Kowalski invoiced 240 euros", importance=0.9)
+    (folder / "keywords.sqlite3").unlink()
+    with Memory(folder, embedder=HashingEmbedder(), clock=clock) as m:
+        assert m._backend.keywords.ids() == {a, b}  # type: ignore[union-attr]
+        assert {h.id for h in m.remember("Kowalski", k=2)} == {a, b}

@@ -1,0 +1,114 @@
+"""Working memory: exact token budgets per zone, importance × recency eviction, staging, task slots."""
+
+from __future__ import annotations
+
+import pytest
+
+from ucma_core import Memory, MemoryConfig
+from ucma_core.config import WorkingMemoryConfig
+from ucma_core.embedders import HashingEmbedder
+from ucma_core.errors import InvalidInputError
+from ucma_core.tokens import TiktokenCounter
+from ucma_core.working_memory import WorkingMemory
+
+tiktoken = pytest.importorskip("tiktoken")
+
+
+class WordCounter:
+    """One token per whitespace-separated word: easy budgets to reason about."""
+
+    def count(self, text: str) -> int:
+        return len(text.split())
+
+
+def _wm(clock, **budgets: int) -> WorkingMemory:
+    cfg = WorkingMemoryConfig(**{"system_tokens": 10, "active_tokens": 10, "staging_tokens": 10, **budgets})
+    return WorkingMemory(cfg, WordCounter(), clock)
+
+
+def test_tiktoken_counts_offline_and_exactly() -> None:
+    counter = TiktokenCounter()
+    assert counter.count("hello world") == 2
+    assert counter.count("") == 0
+    assert counter.count("The JWT expiry is 30 minutes.") == len(
+        tiktoken.get_encoding("cl100k_base").encode("The JWT expiry is 30 minutes.")
+    )
+
+
+def test_budgets_are_never_exceeded_with_the_real_tokenizer(clock) -> None:
+    wm = WorkingMemory(
+        WorkingMemoryConfig(system_tokens=20, active_tokens=30, staging_tokens=15), TiktokenCounter(), clock
+    )
+    texts = [f"note {i}: Ana booked a table for {i} people at the Luna cafe" for i in range(40)]
+    for i, text in enumerate(texts):
+        wm.add(text, zone="active", importance=(i % 7) / 7)
+        wm.add(text, zone="staging", importance=(i % 5) / 5)
+        usage = wm.usage()
+        assert usage["active"]["used"] <= 30 and usage["staging"]["used"] <= 15
+        assert usage["active"]["used"] == sum(wm.count_tokens(x.content) for x in wm.items("active"))
+
+
+def test_eviction_removes_lowest_importance_then_least_recent(clock) -> None:
+    wm = _wm(clock)
+    low = wm.add("one two three", importance=0.1)
+    high = wm.add("four five six", importance=0.9)
+    clock.advance(seconds=7200)
+    fresh = wm.add("seven eight nine", importance=0.1)
+    assert low and high and fresh
+    newcomer = wm.add("ten eleven", importance=0.5)  # 11 words > 10: someone must go
+    assert newcomer is not None
+    ids = {i.id for i in wm.items("active")}
+    assert low.id not in ids and high.id in ids and fresh.id in ids
+    assert wm.usage()["active"]["used"] == 8
+
+
+def test_system_zone_is_never_evicted_and_oversized_items_are_refused(clock) -> None:
+    wm = _wm(clock)
+    assert wm.add("a b c d e f g h", zone="system") is not None
+    assert wm.add("i j k", zone="system") is None
+    assert len(wm.items("system")) == 1
+    assert wm.add(" ".join(["w"] * 11), zone="active") is None
+    with pytest.raises(InvalidInputError):
+        wm.add("x", zone="attic")
+    with pytest.raises(InvalidInputError):
+        wm.add("")
+
+
+def test_render_context_orders_zones_and_importance(clock) -> None:
+    wm = _wm(clock)
+    wm.add("be brief", zone="system")
+    wm.add("minor detail", importance=0.2)
+    wm.add("major detail", importance=0.8)
+    wm.add("recalled memory", zone="staging")
+    assert wm.render_context() == "be brief\n\nmajor detail\nminor detail\n\nrecalled memory"
+
+
+def test_task_slots_are_capped_and_cleared_on_completion(clock) -> None:
+    cfg = WorkingMemoryConfig(max_task_slots=3, active_tokens=100)
+    wm = WorkingMemory(cfg, WordCounter(), clock)
+    wm.set_slot("t1", "question", "where does Marta live", relevance=0.9)
+    wm.set_slot("t1", "plan", "look up Marta facts", relevance=0.5)
+    wm.set_slot("t1", "reasoning_step", "Marta is Ana's sister", relevance=0.3)
+    wm.set_slot("t1", "retrieved_fact", "Marta lives in Porto", relevance=0.8)
+    assert [s.slot for s in wm.slots("t1")] == ["question", "plan", "retrieved_fact"]
+    assert wm.set_slot("t1", "evaluation", "weak", relevance=0.1) is None
+    assert "[question] where does Marta live" in wm.render_context()
+    done = wm.complete_task("t1")
+    assert len(done) == 3 and wm.slots("t1") == []
+    with pytest.raises(InvalidInputError):
+        wm.set_slot("t1", "daydream", "x")
+
+
+def test_remember_can_stage_results_and_promote(folder, clock) -> None:
+    cfg = MemoryConfig(importance_threshold=0.0, working=WorkingMemoryConfig(staging_tokens=40))
+    with Memory(
+        folder, embedder=HashingEmbedder(), clock=clock, config=cfg, token_counter=WordCounter()
+    ) as m:
+        a = m.observe("Ana prefers window seats on long flights")
+        m.observe("Ana's passport expires in March next year")
+        results = m.remember("Ana flights", k=2, stage=True)
+        staged = m.working.items("staging")
+        assert {i.memory_id for i in staged} == {r.id for r in results}
+        promoted = m.working.promote(f"memory:{a}")
+        assert promoted is not None and promoted.zone == "active"
+        assert m.working.usage()["staging"]["used"] <= 40

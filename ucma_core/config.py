@@ -33,17 +33,20 @@ class ChromaConfig:
 
     With ``host`` unset the embedded ``PersistentClient`` writes into the memory
     folder; with ``host`` set a Chroma server (``chroma run``) is used through
-    ``HttpClient`` and the folder keeps only the graph, journal and manifest.
+    ``HttpClient`` and the folder keeps the graph, journal, keyword index and
+    manifest. The collection name is recorded in the folder when it is created.
     """
 
     host: str | None = None
     port: int = 8000
     ssl: bool = False
-    collection: str = "ucma_memories"
+    #: Collection name; by default each memory folder gets its own (``ucma-<folder id>``).
+    collection: str | None = None
 
     def __post_init__(self) -> None:
         _require(0 < self.port < 65536, f"chroma port must be 1..65535, got {self.port}")
-        _require(3 <= len(self.collection) <= 512, "chroma collection name must be 3..512 characters")
+        if self.collection is not None:
+            _require(3 <= len(self.collection) <= 512, "chroma collection name must be 3..512 characters")
 
 
 @dataclass(frozen=True)

@@ -160,7 +160,7 @@ class Memory:
             raise
 
     def _open_indexes(self) -> None:
-        restored, _dropped = self._backend.reconcile()
+        restored, orphans = self._backend.reconcile()
         graph = self._backend.graph
         restored_ids = {r.id for r in restored}
         for memory_id, attrs in graph.nodes():
@@ -173,6 +173,8 @@ class Memory:
         with graph.batch():
             for record in restored:
                 self._linker(record.memory_type)(record.id)
+        if orphans:
+            self._delete(orphans, scrub=False)
 
     def _linker(self, memory_type: MemoryType) -> Callable[[str], None]:
         return {

@@ -41,7 +41,7 @@ def read_json(path: Path) -> Any:
     try:
         with open(path, encoding="utf-8") as fh:
             return json.load(fh)
-    except json.JSONDecodeError as e:
+    except ValueError as e:  # JSONDecodeError and UnicodeDecodeError
         raise CorruptStoreError(f"{path} is not valid JSON ({e}); restore it from a backup") from e
     except OSError as e:
         raise StorageError(f"cannot read {path}: {e}") from e

@@ -50,6 +50,7 @@ class Backend:
         self._lock.acquire()
         self._journal: Journal | None = None
         self.keywords: KeywordIndex | None = None
+        self.vectors: VectorStore | None = None  # type: ignore[assignment]
         try:
             manifest = Manifest.load(folder)
             if manifest is None:
@@ -58,7 +59,7 @@ class Backend:
                     embedder_name=embedder_name,
                     dimension=dimension,
                     now=now,
-                    collection=config.chroma.collection if config.chroma.host else None,
+                    collection=config.chroma.collection,
                 )
             else:
                 manifest.check_embedder(embedder_name, dimension, folder)
@@ -86,8 +87,9 @@ class Backend:
     def reconcile(self) -> tuple[list[MemoryRecord], list[str]]:
         """Make the graph agree with Chroma after a crash.
 
-        Returns the records rebuilt from Chroma (the caller re-links them) and the
-        ids of graph nodes dropped because Chroma never stored them.
+        Rebuilds the nodes of records Chroma has and the graph lacks, and returns
+        them (the caller re-links them), with the ids of graph nodes whose record
+        Chroma never stored (the caller deletes them, mending the links around them).
         """
         memory_nodes = {n for n, a in self.graph.nodes() if a.get("kind") == "memory"}
         stored = self.vectors.all_ids()
@@ -96,8 +98,6 @@ class Backend:
         restored: list[MemoryRecord] = []
         self._reconcile_keywords(stored)
         with self.graph.batch():
-            for node_id in orphans:
-                self.graph.remove_node(node_id)
             for start in range(0, len(missing), 1000):
                 rows = self.vectors.get(missing[start : start + 1000])
                 for memory_id, (document, meta) in rows.items():
@@ -177,6 +177,9 @@ class Backend:
             if self.keywords is not None:
                 self.keywords.close()
                 self.keywords = None
+            if self.vectors is not None:
+                self.vectors.close()
+                self.vectors = None  # type: ignore[assignment]
             if self._journal is not None:
                 self._journal.close()
                 self._journal = None

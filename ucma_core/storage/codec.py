@@ -14,6 +14,7 @@ A memory is split in two places:
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import typing
 from enum import Enum
@@ -67,7 +68,7 @@ _NODE_FIELDS: dict[type[MemoryRecord], tuple[str, ...]] = {
     Fact: ("subject", "predicate", "object", "confidence", "valid_from", "valid_to", "superseded_by"),
     Procedure: ("name", "trigger_tags", "status", "success_rate", "executions", "usage_count"),
     Learning: ("confidence", "validated", "successes", "failures"),
-    Intention: ("status", "trigger", "triggered_at", "triggered_by"),
+    Intention: ("status", "trigger", "priority", "triggered_at", "triggered_by"),
 }
 _SKIP_IN_CHROMA = {"id", "content", "metadata"}
 _SCOPE_FIELDS = ("user_id", "agent_id", "session_id")
@@ -78,12 +79,20 @@ def scope_value(value: str | None) -> str:
     return value or ""
 
 
+def _hashed(prefix: str, text: str) -> str:
+    # Chroma records every metadata key it has seen in the collection's schema, where a
+    # deletion cannot reach it; hashing keeps a forgotten user's words out of that list.
+    return prefix + hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
+
+
 def tag_key(tag: str) -> str:
-    return f"tag:{tag}"
+    """The boolean Chroma metadata key that marks a memory as carrying ``tag``."""
+    return _hashed("tag:", tag)
 
 
 def participant_key(name: str) -> str:
-    return f"participant:{name.lower()}"
+    """The boolean Chroma metadata key that marks ``name`` (case-insensitive) as a participant."""
+    return _hashed("participant:", name.lower())
 
 
 @cache

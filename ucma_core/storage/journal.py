@@ -81,17 +81,16 @@ class Journal:
             if end == -1:
                 break  # torn final line: never acknowledged
             line = data[pos:end]
-            try:
-                op = json.loads(line)
-            except json.JSONDecodeError as e:
+            op = _parse(line)
+            if op is None:
                 if data.find(b"\n", end + 1) == -1:
                     break  # a garbled last line is a torn write too
                 raise CorruptStoreError(
-                    f"{self._journal_path} has an unreadable entry at byte {pos}: {e}"
-                ) from e
+                    f"{self._journal_path} has an unreadable entry at byte {pos}; restore the folder from a backup"
+                )
             pos = end + 1
             good_end = pos
-            if int(op.get("seq", 0)) > after_seq:
+            if op["seq"] > after_seq:
                 ops.append(op)
         if good_end < len(data):
             try:
@@ -139,3 +138,17 @@ class Journal:
         if self._handle is not None:
             self._handle.close()
             self._handle = None
+
+
+def _parse(line: bytes) -> Op | None:
+    """A journal entry, or ``None`` if the line is not one (bad UTF-8, bad JSON, wrong shape)."""
+    try:
+        op = json.loads(line)
+    except ValueError:  # JSONDecodeError and UnicodeDecodeError
+        return None
+    if not isinstance(op, dict) or not isinstance(op.get("op"), str):
+        return None
+    seq = op.get("seq")
+    if isinstance(seq, bool) or not isinstance(seq, int):
+        return None
+    return op

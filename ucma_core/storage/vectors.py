@@ -165,6 +165,16 @@ class VectorStore:
             for i, doc, meta, vec in zip(res["ids"], res["documents"], res["metadatas"], vectors, strict=True)
         ]
 
+    def close(self) -> None:
+        """Release the client (an embedded client otherwise keeps a process-wide cache of
+        the folder that goes stale when another process writes to it)."""
+        close = getattr(self._client, "close", None)
+        if callable(close):
+            try:
+                close()
+            except Exception as e:
+                raise StorageError(f"could not close the Chroma client: {e}") from e
+
     def scrub(self, ids: Sequence[str]) -> None:
         """Remove deleted records' text from the embedded Chroma files.
 

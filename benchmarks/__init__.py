@@ -1,0 +1,1 @@
+"""Benchmarks for UCMA (run as modules, e.g. ``python -m benchmarks.throughput``)."""

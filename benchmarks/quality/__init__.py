@@ -1,0 +1,1 @@
+"""Retrieval-quality benchmark for conversational memory (see README.md in this folder)."""

@@ -13,6 +13,8 @@ from ucma_core.errors import ConfigurationError
 
 __all__ = [
     "ChromaConfig",
+    "ConsolidationConfig",
+    "ForgettingConfig",
     "FusionConfig",
     "GraphConfig",
     "MemoryConfig",
@@ -78,12 +80,16 @@ class RankingConfig:
     recency: float = 0.15
     retention: float = 0.15
     recency_half_life_days: float = 7.0
+    #: Score multiplier for generated memories (assistant, system, consolidation output),
+    #: so observed evidence ranks first when both match.
+    generated_weight: float = 0.9
 
     def __post_init__(self) -> None:
         weights = (self.relevance, self.importance, self.recency, self.retention)
         _require(all(w >= 0 and math.isfinite(w) for w in weights), "ranking weights must be finite and >= 0")
         _require(sum(weights) > 0, "at least one ranking weight must be > 0")
         _require(self.recency_half_life_days > 0, "recency_half_life_days must be > 0")
+        _require(0.0 <= self.generated_weight <= 1.0, "generated_weight must be in [0, 1]")
 
 
 @dataclass(frozen=True)
@@ -145,6 +151,82 @@ class GraphConfig:
 
 
 @dataclass(frozen=True)
+class ForgettingConfig:
+    """When the forgetting engine lets a memory go.
+
+    A memory goes when its retention falls below ``retention_threshold`` unless it is
+    protected: central in the graph (PageRank at least ``pagerank_protection`` times
+    that of the average node), important (``importance >= importance_protection``), a fact
+    whose retention is still above ``retention_threshold × (1.5 − confidence)`` (so
+    confident facts last longer and doubtful ones go sooner), an active procedure
+    with a success rate above ``procedure_success_protection``, a validated learning,
+    or an intention that is not resolved yet.
+    """
+
+    retention_threshold: float = 0.1
+    pagerank_protection: float = 3.0
+    importance_protection: float = 0.9
+    procedure_success_protection: float = 0.5
+
+    def __post_init__(self) -> None:
+        _require(0.0 < self.retention_threshold < 1.0, "retention_threshold must be in (0, 1)")
+        _require(self.pagerank_protection >= 1.0, "pagerank_protection must be >= 1 (the average node)")
+        for name in ("importance_protection", "procedure_success_protection"):
+            _require(0.0 <= getattr(self, name) <= 1.0, f"{name} must be in [0, 1]")
+
+
+@dataclass(frozen=True)
+class ConsolidationConfig:
+    """The sleep cycle.
+
+    Short-term episodes older than ``MemoryConfig.short_term_ttl_hours`` are
+    compressed into the medium-term tier; the importance they need to keep their
+    stability is ``compression_importance_base`` plus up to
+    ``compression_volume_penalty`` when many expire at once (``volume_reference``
+    expiring together gives the full penalty). Episodes of a session are grouped,
+    ``group_size`` at a time (at least ``min_group`` once the session is quiet for
+    ``group_after_hours``), into consolidated episodes that link to the originals.
+    Pairs at cosine ``duplicate_similarity`` or more are merged; pairs at
+    ``similar_similarity`` or more get a ``similar_to`` edge.
+    """
+
+    compression_importance_base: float = 0.3
+    compression_volume_penalty: float = 0.4
+    volume_reference: int = 500
+    summary_words: int = 60
+    group_size: int = 10
+    min_group: int = 3
+    group_after_hours: float = 1.0
+    duplicate_similarity: float = 0.97
+    similar_similarity: float = 0.85
+    batch_size: int = 32
+    #: Working-memory items move to long-term memory after this many reads, this long
+    #: in working memory, at this importance, or when their zone is this full.
+    transition_access_count: int = 5
+    transition_age_hours: float = 24.0
+    transition_importance: float = 0.7
+    transition_capacity: float = 0.8
+
+    def __post_init__(self) -> None:
+        _require(
+            0.0 <= self.compression_importance_base <= 1.0, "compression_importance_base must be in [0, 1]"
+        )
+        _require(
+            0.0 <= self.compression_volume_penalty <= 1.0, "compression_volume_penalty must be in [0, 1]"
+        )
+        _require(
+            self.volume_reference >= 1 and self.summary_words >= 5, "volume_reference/summary_words too small"
+        )
+        _require(2 <= self.min_group <= self.group_size, "need 2 <= min_group <= group_size")
+        _require(
+            0.0 < self.similar_similarity <= self.duplicate_similarity <= 1.0,
+            "need 0 < similar_similarity <= duplicate_similarity <= 1",
+        )
+        _require(self.batch_size >= 1 and self.transition_access_count >= 1, "batch sizes must be >= 1")
+        _require(0.0 < self.transition_capacity <= 1.0, "transition_capacity must be in (0, 1]")
+
+
+@dataclass(frozen=True)
 class WorkingMemoryConfig:
     """Token budgets of the working-memory zones and the tokenizer that counts them."""
 
@@ -192,6 +274,8 @@ class MemoryConfig:
     fusion: FusionConfig = field(default_factory=FusionConfig)
     graph: GraphConfig = field(default_factory=GraphConfig)
     working: WorkingMemoryConfig = field(default_factory=WorkingMemoryConfig)
+    forgetting: ForgettingConfig = field(default_factory=ForgettingConfig)
+    consolidation: ConsolidationConfig = field(default_factory=ConsolidationConfig)
 
     def __post_init__(self) -> None:
         _require(0.0 <= self.importance_threshold <= 1.0, "importance_threshold must be in [0, 1]")

@@ -19,12 +19,14 @@ from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 from ucma_core.config import MemoryConfig
-from ucma_core.dynamics.importance import HeuristicImportance
 from ucma_core.embedders.cache import CachedEmbedder, as_embedder
 from ucma_core.embedders.default import default_embedder
 from ucma_core.errors import ClosedMemoryError, InvalidInputError, MemoryNotFoundError
 from ucma_core.graph.memory_graph import EdgeType
+from ucma_core.maintenance import Maintenance
 from ucma_core.protocols import Clock, Embedder, ImportanceScorer
+from ucma_core.providers.offline import OfflineProvider
+from ucma_core.providers.protocols import Provider
 from ucma_core.records import (
     Fact,
     Intention,
@@ -83,7 +85,7 @@ def _in_thread(method: Callable[..., R]) -> Callable[..., Any]:
     return partner
 
 
-class Memory:
+class Memory(Maintenance):
     """A persistent cognitive memory in one folder.
 
     Args:
@@ -92,8 +94,11 @@ class Memory:
         embedder: any object with ``name``, ``dimension`` and ``embed(texts)``. By
             default a folder reopens with the built-in embedder that created it, and
             a new folder uses the offline MiniLM model from ``ucma[local]``.
-        provider: scores importance (``score_importance(content, source=...)``);
-            defaults to :class:`~ucma_core.dynamics.importance.HeuristicImportance`.
+        provider: the model behind importance scores and consolidation: any
+            :class:`~ucma_core.providers.Provider` (such as
+            :class:`~ucma_core.providers.OpenAIProvider`), or an object with only
+            ``score_importance(content, *, source)``, in which case consolidation uses
+            the offline heuristics. Default: :class:`~ucma_core.providers.OfflineProvider`.
         clock: returns the current time in epoch seconds; every time-dependent
             decision uses it (default ``time.time``).
         token_counter: counts tokens for :attr:`working` (default: tiktoken with
@@ -133,7 +138,9 @@ class Memory:
         self._embedder = CachedEmbedder(chosen, self.config.embedding_cache_size)
         if provider is not None and not callable(getattr(provider, "score_importance", None)):
             raise InvalidInputError("provider must have a score_importance(content, *, source) method")
-        self._scorer: ImportanceScorer = provider or HeuristicImportance()
+        offline = OfflineProvider()
+        self._scorer: ImportanceScorer = provider or offline
+        self._provider: Provider = provider if isinstance(provider, Provider) else offline
         self._lock = threading.RLock()
         self._closed = False
         self._backend = Backend(
@@ -217,7 +224,9 @@ class Memory:
         return float(self._clock())
 
     def close(self) -> None:
-        """Write a fresh graph snapshot and release the folder. Idempotent."""
+        """Stop background consolidation, write a fresh graph snapshot and release the
+        folder. Idempotent."""
+        self.stop_consolidation()
         with self._lock:
             if self._closed:
                 return
@@ -421,6 +430,7 @@ class Memory:
         now: datetime | float | None = None,
         route: RouteKind | str | None = None,
         stage: bool = False,
+        include_generated: bool = True,
     ) -> list[RetrievalResult]:
         """The ``k`` memories most worth recalling for ``query``, best first.
 
@@ -436,7 +446,9 @@ class Memory:
         ranked with importance, recency and retention (weights in
         ``config.ranking``), measured at ``now`` (default: the memory's clock), and
         near-duplicates are dropped. ``stage=True`` also places the results in the
-        staging zone of :attr:`working`.
+        staging zone of :attr:`working`. Generated memories (assistant and system
+        text, consolidation output) rank at ``config.ranking.generated_weight`` of
+        their score; ``include_generated=False`` leaves them out.
         Superseded facts, deprecated procedures and resolved intentions are left
         out. Every returned memory is reinforced (its retention stability grows).
         ``user_id=None`` reads only memories stored without a user; pass
@@ -454,6 +466,7 @@ class Memory:
             memory_types=tuple(MemoryType.parse(t) for t in (memory_types or ())),
             time_range=check_time_range(time_range),
             tags=check_strings(tags, "tags"),
+            observed_only=not include_generated,
         )
         try:
             kind = None if route is None else RouteKind(route)
@@ -919,3 +932,8 @@ class Memory:
     astats = _in_thread(stats)
     aforget = _in_thread(forget)
     aforget_user = _in_thread(forget_user)
+    aprune = _in_thread(Maintenance.prune)
+    aexpire = _in_thread(Maintenance.expire)
+    aconsolidate = _in_thread(Maintenance.consolidate)
+    astart_consolidation = _in_thread(Maintenance.start_consolidation)
+    astop_consolidation = _in_thread(Maintenance.stop_consolidation)

@@ -50,6 +50,7 @@ class WorkingItem:
     task_id: str | None = None
     memory_id: str | None = None
     sequence: int = 0
+    reads: int = 0
 
 
 class WorkingMemory:
@@ -155,7 +156,7 @@ class WorkingMemory:
             item = self._items.get(item_id)
             if item is None:
                 return None
-            item = replace(item, last_access=float(self._clock()))
+            item = replace(item, last_access=float(self._clock()), reads=item.reads + 1)
             self._items[item_id] = item
             return item
 
@@ -257,3 +258,33 @@ class WorkingMemory:
             for item in done:
                 del self._items[item.id]
             return done
+
+    # ------------------------------------------------------------------ to long-term memory
+    def due_for_long_term(
+        self, now: float, *, access_count: int, age_hours: float, importance: float, capacity: float
+    ) -> list[WorkingItem]:
+        """Items not yet in long-term memory that should move there: read at least
+        ``access_count`` times, held ``age_hours`` or longer, at least ``importance``, or
+        sitting in a zone filled to ``capacity`` (then its oldest half). The system zone
+        and recalled memories (they are long-term already) never move."""
+        with self._lock:
+            candidates = [i for i in self._items.values() if i.zone != "system" and i.memory_id is None]
+            due = {
+                i.id
+                for i in candidates
+                if i.reads >= access_count
+                or now - i.inserted_at >= age_hours * 3600.0
+                or i.importance >= importance
+            }
+            for zone in ("active", "staging"):
+                if self._used(zone) >= capacity * self._budgets[zone]:
+                    in_zone = sorted((i for i in candidates if i.zone == zone), key=lambda i: i.sequence)
+                    due.update(i.id for i in in_zone[: max(1, len(in_zone) // 2)])
+            return sorted((self._items[i] for i in due), key=lambda i: i.sequence)
+
+    def mark_stored(self, item_id: str, memory_id: str) -> None:
+        """Record that an item now lives in long-term memory as ``memory_id``."""
+        with self._lock:
+            item = self._items.get(item_id)
+            if item is not None:
+                self._items[item_id] = replace(item, memory_id=memory_id)

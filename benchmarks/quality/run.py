@@ -134,6 +134,8 @@ def run_ucma(turns: Sequence[dict], questions: Sequence[dict], embedder: Any) ->
                     "session_id": t["session_id"],
                     "timestamp": float(t["timestamp"]),
                     "metadata": {"turn_id": t["turn_id"], "speaker": t["speaker"]},
+                    # who spoke, as a user of the library would record it
+                    "participants": [] if t["speaker"] == "assistant" else [t["speaker"]],
                 }
                 for t in ordered
             ]
@@ -141,12 +143,7 @@ def run_ucma(turns: Sequence[dict], questions: Sequence[dict], embedder: Any) ->
             for start in range(0, len(items), batch):
                 chunk = items[start : start + batch]
                 now["t"] = chunk[-1]["timestamp"]
-                if hasattr(mem, "observe_many"):
-                    mem.observe_many(chunk)
-                else:
-                    for item in chunk:
-                        fields = dict(item)
-                        mem.observe(fields.pop("content"), **fields)
+                mem.observe_many(chunk)
             out: Rankings = {}
             for q in questions:
                 now["t"] = float(q["asked_at"])

@@ -260,7 +260,7 @@ class MemoryGraph:
     def pagerank(self, *, damping: float = 0.85, iterations: int = 50, tol: float = 1e-8) -> dict[str, float]:
         """Weighted PageRank (power iteration, dangling mass spread evenly); cached until edges change.
 
-        Scores are rescaled so the most central node has 1.0.
+        Scores are relative to the average node: 1.0 is average, 5.0 five times as central.
         """
         if self._pagerank is not None:
             return self._pagerank
@@ -292,6 +292,6 @@ class MemoryGraph:
             rank = new
             if done:
                 break
-        top = float(rank.max())
-        self._pagerank = {node: float(rank[i] / top) for node, i in index.items()}
+        mean = float(rank.mean())
+        self._pagerank = {node: float(rank[i] / mean) for node, i in index.items()}
         return self._pagerank

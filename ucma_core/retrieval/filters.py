@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ucma_core.records import MemoryType
+from ucma_core.records import MemoryType, Source
 from ucma_core.scope import AnyScope
 from ucma_core.storage.codec import scope_value, tag_key
 
@@ -23,6 +23,8 @@ class Filters:
     memory_types: tuple[MemoryType, ...] = ()
     time_range: tuple[float, float] | None = None
     tags: tuple[str, ...] = ()
+    #: Only memories observed from the user, tools or the environment (no generated text).
+    observed_only: bool = False
 
     @property
     def any_user(self) -> bool:
@@ -49,6 +51,8 @@ class Filters:
         if self.time_range is not None:
             clauses.append({"timestamp": {"$gte": self.time_range[0]}})
             clauses.append({"timestamp": {"$lte": self.time_range[1]}})
+        if self.observed_only:
+            clauses.append({"source": {"$in": [s.value for s in Source if s.observed]}})
         if self.tags:
             tag_clauses = [{tag_key(t): True} for t in self.tags]
             clauses.append(tag_clauses[0] if len(tag_clauses) == 1 else {"$or": tag_clauses})
@@ -70,4 +74,4 @@ class Filters:
             ts = float(attrs.get("timestamp", 0.0))
             if not self.time_range[0] <= ts <= self.time_range[1]:
                 return False
-        return True
+        return not self.observed_only or Source(attrs.get("source", "system")).observed

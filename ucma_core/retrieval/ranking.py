@@ -14,6 +14,7 @@ from ucma_core.records import (
     MemoryRecord,
     Procedure,
     ProcedureStatus,
+    Source,
 )
 from ucma_core.stores.procedural import evidence_weighted_score
 
@@ -27,14 +28,21 @@ class Factors:
     recency: float
     retention: float
 
+    generated: bool = False
+
     def score(self, weights: RankingConfig) -> float:
         total = weights.relevance + weights.importance + weights.recency + weights.retention
+        factor = weights.generated_weight if self.generated else 1.0
         return (
-            weights.relevance * self.relevance
-            + weights.importance * self.importance
-            + weights.recency * self.recency
-            + weights.retention * self.retention
-        ) / total
+            factor
+            * (
+                weights.relevance * self.relevance
+                + weights.importance * self.importance
+                + weights.recency * self.recency
+                + weights.retention * self.retention
+            )
+            / total
+        )
 
 
 def relevance_from_distance(distance: float) -> float:
@@ -70,4 +78,5 @@ def factors(record: MemoryRecord, relevance: float, now: float, weights: Ranking
         importance=effective_importance(record),
         recency=recency(record.timestamp, now, weights.recency_half_life_days),
         retention=retention(record.stability, record.last_access, now),
+        generated=not Source(record.source).observed,
     )

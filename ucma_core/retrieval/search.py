@@ -35,9 +35,33 @@ from ucma_core.storage.vectors import VectorHit
 from ucma_core.stores.context import StoreContext
 from ucma_core.stores.semantic import entity_id
 
-__all__ = ["Retriever"]
+__all__ = ["Retriever", "first_person"]
 
 _WORD = re.compile(r"[\w'-]+")
+
+
+def first_person(query: str, user_id: str | None) -> str:
+    """Refer to the scoped user in the first person, as their own turns do.
+
+    Within one user's memories, "Where does Ana's sister live?" is asked about turns
+    in which Ana wrote "my sister lives in Porto"; the name matches nothing there but
+    greetings that mention it. A word equal to the ``user_id`` (or to its first part
+    before ``-``, ``_``, ``.``, ``@`` or a space), case-insensitively, becomes "my"
+    (possessive) or "I".
+
+    Example:
+        >>> first_person("Where does Ana's sister live?", "ana")
+        'Where does my sister live?'
+    """
+    if not user_id:
+        return query
+    names = {user_id.lower(), re.split(r"[-_.@\s]", user_id.lower())[0]}
+    names = {n for n in names if len(n) >= 2}
+    if not names:
+        return query
+    alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    text = re.sub(rf"\b(?:{alternatives})(?:'s|’s|s')(?!\w)", "my", query, flags=re.I)
+    return re.sub(rf"\b(?:{alternatives})\b", "I", text, flags=re.I)
 
 
 class Retriever:
@@ -67,7 +91,7 @@ class Retriever:
         fusion = ctx.config.fusion
         plan = self.plan(query, now, kind)
         n = max(fusion.min_candidates, k * fusion.candidates_per_result)
-        topic = plan.topic or query
+        topic = first_person(plan.topic or query, None if filters.any_user else filters.user_id)  # type: ignore[arg-type]
         qvec = ctx.embedder.embed([topic])[0]
         signals: dict[str, dict[str, float]] = defaultdict(dict)
         hits: dict[str, VectorHit] = {}

@@ -58,13 +58,14 @@ _COMMON_NODE_FIELDS = (
     "session_id",
     "timestamp",
     "importance",
+    "source",
     "stability",
     "last_access",
     "access_count",
     "source_ids",
 )
 _NODE_FIELDS: dict[type[MemoryRecord], tuple[str, ...]] = {
-    Episode: ("tier", "summary"),
+    Episode: ("tier", "summary", "consolidated_into", "participants"),
     Fact: ("subject", "predicate", "object", "confidence", "valid_from", "valid_to", "superseded_by"),
     Procedure: ("name", "trigger_tags", "status", "success_rate", "executions", "usage_count"),
     Learning: ("confidence", "validated", "successes", "failures"),

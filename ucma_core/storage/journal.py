@@ -86,7 +86,8 @@ class Journal:
                 if data.find(b"\n", end + 1) == -1:
                     break  # a garbled last line is a torn write too
                 raise CorruptStoreError(
-                    f"{self._journal_path} has an unreadable entry at byte {pos}; restore the folder from a backup"
+                    f"{self._journal_path} has an unreadable entry at byte {pos}; "
+                    "restore the folder from a backup"
                 )
             pos = end + 1
             good_end = pos

@@ -38,6 +38,9 @@ class EpisodeDraft:
     metadata: dict[str, Any] = field(default_factory=dict)
     tags: tuple[str, ...] = ()
     participants: tuple[str, ...] = ()
+    #: For consolidated episodes: the episodes they summarise.
+    source_ids: tuple[str, ...] = ()
+    tier: Tier = Tier.SHORT_TERM
 
 
 class EpisodicStore:
@@ -48,10 +51,14 @@ class EpisodicStore:
 
     # ------------------------------------------------------------------ indexes
     def index(self, memory_id: str, attrs: dict[str, Any]) -> None:
-        """Add an existing episode (from the graph) to the time and session indexes."""
+        """Add an existing episode (from the graph) to the time and session indexes.
+
+        Consolidated episodes (those with ``source_ids``) are in the time index but
+        not in their session's turn chain."""
         key = (float(attrs["timestamp"]), memory_id)
         bisect.insort(self._times, key)
-        bisect.insort(self._sessions.setdefault(self._session_key(attrs), []), key)
+        if not attrs.get("source_ids"):
+            bisect.insort(self._sessions.setdefault(self._session_key(attrs), []), key)
 
     def unindex(self, memory_id: str, attrs: dict[str, Any]) -> None:
         key = (float(attrs["timestamp"]), memory_id)
@@ -84,9 +91,9 @@ class EpisodicStore:
                 source=d.source,
                 tags=d.tags,
                 metadata=d.metadata,
-                source_ids=(),
+                source_ids=d.source_ids,
                 **self._ctx.fresh_state(d.importance, now),
-                tier=Tier.SHORT_TERM,
+                tier=d.tier,
                 participants=d.participants,
             )
             for d in drafts
@@ -103,6 +110,11 @@ class EpisodicStore:
         if attrs is None:
             return
         self.index(memory_id, attrs)
+        if attrs.get("source_ids"):
+            for original in attrs["source_ids"]:
+                if original in graph:
+                    graph.add_edge(memory_id, original, EdgeType.CONSOLIDATES, 0.9)
+            return
         seq = self._sessions[self._session_key(attrs)]
         i = bisect.bisect_left(seq, (float(attrs["timestamp"]), memory_id))
         before = seq[i - 1][1] if i > 0 else None

@@ -104,6 +104,11 @@ class ProceduralStore:
             if source in graph:
                 graph.add_edge(memory_id, source, EdgeType.DERIVED_FROM, 0.8)
 
+    def find_by_name(self, name: str, user_id: str | None, agent_id: str | None) -> str | None:
+        """The id of the procedure called ``name`` in this scope, if there is one."""
+        memory_id = stable_id("procedure", user_id, agent_id, normalise(name))
+        return memory_id if memory_id in self._ctx.backend.graph else None
+
     def record_outcome(self, memory_id: str, success: bool) -> None:
         """Fold one run's outcome into the running success rate (and maybe the status)."""
         node = self._ctx.backend.graph.node(memory_id)

@@ -128,10 +128,18 @@ class SemanticStore:
                 graph.add_edge(memory_id, source, EdgeType.DERIVED_FROM, 0.8)
 
     def _supersede_rivals(self, memory_id: str, at: float) -> None:
+        for rival in self.rivals(memory_id):
+            self.supersede(rival, memory_id, at)
+
+    def rivals(self, memory_id: str) -> list[str]:
+        """Current facts with the same scope, subject and predicate as ``memory_id`` but
+        another object."""
         graph = self._ctx.backend.graph
         attrs = graph.node(memory_id)
-        assert attrs is not None
+        if attrs is None:
+            return []
         key = (normalise(attrs["subject"]), normalise(attrs["predicate"]))
+        found = []
         for rival in self.facts_about(
             attrs["subject"],
             attrs.get("user_id"),
@@ -140,13 +148,20 @@ class SemanticStore:
             include_superseded=False,
         ):
             rattrs = graph.node(rival)
-            if rival == memory_id or rattrs is None:
-                continue
-            if (normalise(rattrs["subject"]), normalise(rattrs["predicate"])) != key:
-                continue
-            self._ctx.backend.set_state(rival, valid_to=at, superseded_by=memory_id)
-            graph.add_edge(memory_id, rival, EdgeType.SUPERSEDES, 1.0)
-            graph.add_edge(memory_id, rival, EdgeType.CONTRADICTS, 1.0)
+            if (
+                rival != memory_id
+                and rattrs is not None
+                and (normalise(rattrs["subject"]), normalise(rattrs["predicate"])) == key
+            ):
+                found.append(rival)
+        return found
+
+    def supersede(self, old_id: str, new_id: str, at: float) -> None:
+        """Close ``old_id``'s validity at ``at`` in favour of ``new_id``; the old fact stays as history."""
+        graph = self._ctx.backend.graph
+        self._ctx.backend.set_state(old_id, valid_to=at, superseded_by=new_id)
+        graph.add_edge(new_id, old_id, EdgeType.SUPERSEDES, 1.0)
+        graph.add_edge(new_id, old_id, EdgeType.CONTRADICTS, 1.0)
 
     def _current(self, memory_id: str) -> Fact:
         record = self._ctx.backend.fetch([memory_id])[memory_id]

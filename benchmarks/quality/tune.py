@@ -1,0 +1,132 @@
+"""Tune ``remember()``'s fusion and ranking weights on the conversation benchmark.
+
+    python -m benchmarks.quality.tune [--embedder hashing|local] [--split dev|test|all] [--rounds 2]
+
+The turns of the chosen users are observed once into a memory folder; every
+candidate configuration then runs on a fresh copy of that folder (so one run's
+reinforcement does not leak into the next) through the public API only. The
+search is coordinate descent: one weight at a time over a few values, keeping
+a change only when it raises the objective (mean of recall@5, recall@10 and MRR).
+
+``--split dev`` tunes on the first half of the users (sorted by id); report the
+chosen weights on ``--split test`` (the other half) with ``run.py`` to see that
+they carry over.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from ucma_core import Memory, MemoryConfig
+
+from .embedders import make_embedder
+from .generate import DEFAULT_OUT
+from .metrics import evaluate
+from .run import TOP_K, load_dataset
+
+GRID: dict[str, tuple[float, ...]] = {
+    "fusion.dense": (0.5, 0.75, 1.0, 1.5),
+    "fusion.keyword": (0.5, 0.75, 1.0, 1.5),
+    "fusion.time": (0.0, 0.3, 0.6, 1.0, 1.5),
+    "fusion.speaker": (0.0, 0.3, 0.6),
+    "fusion.entity": (0.0, 0.2, 0.4, 0.8),
+    "fusion.graph": (0.0, 0.1, 0.2, 0.4),
+    "fusion.mmr_lambda": (0.8, 0.9, 1.0),
+    "ranking.relevance": (0.4, 0.55, 0.7, 0.85),
+    "ranking.recency": (0.0, 0.05, 0.15),
+    "ranking.importance": (0.0, 0.05, 0.15),
+}
+
+
+def split_users(dataset: dict[str, Any], split: str) -> set[str]:
+    users = sorted({t["user_id"] for t in dataset["turns"]})
+    half = len(users) // 2
+    return set(users[:half] if split == "dev" else users[half:] if split == "test" else users)
+
+
+def ingest(folder: Path, turns: list[dict[str, Any]], embedder: Any) -> None:
+    ordered = sorted(turns, key=lambda t: (t["timestamp"], t["turn_id"]))
+    clock = {"t": float(ordered[0]["timestamp"])}
+    with Memory(folder, embedder=embedder, config=MemoryConfig(importance_threshold=0.0),
+                clock=lambda: clock["t"]) as mem:
+        for start in range(0, len(ordered), 256):
+            chunk = ordered[start : start + 256]
+            clock["t"] = float(chunk[-1]["timestamp"])
+            mem.observe_many([
+                {
+                    "content": t["text"], "user_id": t["user_id"], "session_id": t["session_id"],
+                    "source": "assistant" if t["speaker"] == "assistant" else "user",
+                    "timestamp": float(t["timestamp"]), "metadata": {"turn_id": t["turn_id"]},
+                    "participants": [] if t["speaker"] == "assistant" else [t["speaker"]],
+                }
+                for t in chunk
+            ])
+
+
+def with_value(config: MemoryConfig, key: str, value: float) -> MemoryConfig:
+    group, name = key.split(".")
+    section = dataclasses.replace(getattr(config, group), **{name: value})
+    return dataclasses.replace(config, **{group: section})
+
+
+def score(base: Path, config: MemoryConfig, questions: list[dict[str, Any]], embedder: Any) -> float:
+    work = Path(tempfile.mkdtemp(prefix="ucma-tune-")) / "m"
+    shutil.copytree(base, work)
+    try:
+        clock = {"t": 0.0}
+        with Memory(work, embedder=embedder, config=config, clock=lambda: clock["t"]) as mem:
+            rankings = {}
+            for q in questions:
+                clock["t"] = float(q["asked_at"])
+                hits = mem.remember(q["question"], k=TOP_K, user_id=q["user_id"])
+                rankings[q["qid"]] = [h.metadata.get("turn_id") for h in hits]
+        overall = evaluate(rankings, questions)["overall"]
+        return (overall["recall@5"] + overall["recall@10"] + overall["mrr"]) / 3
+    finally:
+        shutil.rmtree(work.parent, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--embedder", choices=["hashing", "local"], default="hashing")
+    parser.add_argument("--split", choices=["dev", "test", "all"], default="dev")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--data", type=Path, default=DEFAULT_OUT)
+    args = parser.parse_args()
+    dataset = load_dataset(args.data)
+    users = split_users(dataset, args.split)
+    turns = [t for t in dataset["turns"] if t["user_id"] in users]
+    questions = [q for q in dataset["questions"] if q["user_id"] in users]
+    embedder, _ = make_embedder(args.embedder)
+    base = Path(tempfile.mkdtemp(prefix="ucma-tune-base-")) / "m"
+    try:
+        ingest(base, turns, embedder)
+        config = MemoryConfig(importance_threshold=0.0)
+        best = score(base, config, questions, embedder)
+        print(f"users {sorted(users)}: {len(turns)} turns, {len(questions)} questions; start {best:.4f}")
+        for round_no in range(args.rounds):
+            for key, values in GRID.items():
+                for value in values:
+                    try:
+                        candidate = with_value(config, key, value)
+                    except ValueError:
+                        continue
+                    result = score(base, candidate, questions, embedder)
+                    if result > best + 1e-4:
+                        best, config = result, candidate
+                        print(f"  round {round_no + 1}: {key}={value} -> {best:.4f}", flush=True)
+        print("best:", best)
+        print("fusion:", config.fusion)
+        print("ranking:", config.ranking)
+    finally:
+        shutil.rmtree(base.parent, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
+

@@ -1,0 +1,109 @@
+"""What a model provider does for UCMA: contracts and the plain records they return.
+
+A provider is any object with these methods; :class:`Provider` bundles them. The
+offline heuristics (:mod:`ucma_core.providers.offline`) and the OpenAI provider
+(:mod:`ucma_core.providers.openai`) implement all of them. Methods take batches so
+a remote provider can answer many items in one request. A provider signals a
+failed or unusable answer with :class:`~ucma_core.errors.ProviderError`; the
+consolidation cycle then leaves the episodes unconsolidated and retries them on
+its next run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from ucma_core.protocols import ImportanceScorer
+
+__all__ = [
+    "ConflictJudge",
+    "DistilledLearning",
+    "ExtractedFact",
+    "ExtractedProcedure",
+    "FactExtractor",
+    "LearningDistiller",
+    "ProcedureExtractor",
+    "Provider",
+    "Summarizer",
+]
+
+
+@dataclass(frozen=True)
+class ExtractedFact:
+    """A subject–predicate–object statement found in text, with a confidence in [0, 1]."""
+
+    subject: str
+    predicate: str
+    object: str
+    confidence: float
+
+
+@dataclass(frozen=True)
+class ExtractedProcedure:
+    """A reusable procedure found in a successful sequence of episodes."""
+
+    name: str
+    steps: tuple[str, ...]
+    description: str = ""
+    trigger_tags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class DistilledLearning:
+    """A lesson drawn from episodes; ``learning_type`` is a :class:`~ucma_core.LearningType` value."""
+
+    title: str
+    insight: str
+    learning_type: str
+    applicability: tuple[str, ...] = ()
+    confidence: float = 0.5
+
+
+@runtime_checkable
+class Summarizer(Protocol):
+    def summarize(self, groups: list[list[str]], *, max_words: int = 60) -> list[str]:
+        """One summary (at most about ``max_words`` words) per group of texts."""
+        ...
+
+
+@runtime_checkable
+class FactExtractor(Protocol):
+    def extract_facts(self, texts: list[str], *, speakers: list[str | None]) -> list[list[ExtractedFact]]:
+        """Facts stated in each text. ``speakers[i]`` names who wrote ``texts[i]`` so that
+        first-person statements ("I'm a nurse") get the right subject; ``None`` means unknown."""
+        ...
+
+
+@runtime_checkable
+class ProcedureExtractor(Protocol):
+    def extract_procedure(self, episodes: list[str]) -> ExtractedProcedure | None:
+        """A procedure from a sequence of episodes that ended in success, or ``None``."""
+        ...
+
+
+@runtime_checkable
+class LearningDistiller(Protocol):
+    def distill_learning(self, episodes: list[str], *, succeeded: bool) -> DistilledLearning | None:
+        """A lesson from episodes that ended in success or failure, or ``None``."""
+        ...
+
+
+@runtime_checkable
+class ConflictJudge(Protocol):
+    def conflicts(self, pairs: list[tuple[ExtractedFact, ExtractedFact]]) -> list[bool]:
+        """For each (older, newer) pair about the same subject: does the newer contradict the older?"""
+        ...
+
+
+@runtime_checkable
+class Provider(
+    ImportanceScorer,
+    Summarizer,
+    FactExtractor,
+    ProcedureExtractor,
+    LearningDistiller,
+    ConflictJudge,
+    Protocol,
+):
+    """Everything the memory asks of a model, in one object."""

@@ -59,100 +59,386 @@ WARMUP_QUERIES = 5
 # --------------------------------------------------------------------------- synthetic texts
 
 _NAMES = [
-    "Ana", "Ben", "Chloe", "Dmitri", "Elena", "Farid", "Grace", "Hiro", "Ines", "Jonas", "Kofi", "Lena",
-    "Marco", "Nadia", "Omar", "Priya", "Quentin", "Rosa", "Sven", "Tariq", "Uma", "Victor", "Wen", "Ximena",
-    "Yusuf", "Zoe", "Aiko", "Bruno", "Carmen", "Diego", "Esther", "Felix", "Gita", "Hugo", "Ivana", "Jamal",
-    "Kasia", "Luis", "Maya", "Nils", "Olga", "Pablo", "Rhea", "Sami", "Tomas", "Ulla", "Vera", "Wes",
+    "Ana",
+    "Ben",
+    "Chloe",
+    "Dmitri",
+    "Elena",
+    "Farid",
+    "Grace",
+    "Hiro",
+    "Ines",
+    "Jonas",
+    "Kofi",
+    "Lena",
+    "Marco",
+    "Nadia",
+    "Omar",
+    "Priya",
+    "Quentin",
+    "Rosa",
+    "Sven",
+    "Tariq",
+    "Uma",
+    "Victor",
+    "Wen",
+    "Ximena",
+    "Yusuf",
+    "Zoe",
+    "Aiko",
+    "Bruno",
+    "Carmen",
+    "Diego",
+    "Esther",
+    "Felix",
+    "Gita",
+    "Hugo",
+    "Ivana",
+    "Jamal",
+    "Kasia",
+    "Luis",
+    "Maya",
+    "Nils",
+    "Olga",
+    "Pablo",
+    "Rhea",
+    "Sami",
+    "Tomas",
+    "Ulla",
+    "Vera",
+    "Wes",
 ]
-_SURNAMES = ["Okafor", "Lindqvist", "Moreau", "Tanaka", "Novak", "Haddad", "Fischer", "Costa", "Patel",
-             "Kowalski", "Reyes", "Nakamura", "Brennan", "Svensson", "Adeyemi", "Rossi"]
-_PROJECTS = ["Atlas", "Borealis", "Cobalt", "Delta", "Ember", "Falcon", "Granite", "Helix", "Iris", "Juniper",
-             "Kestrel", "Lumen", "Meridian", "Nimbus", "Orion", "Pioneer", "Quartz", "Redwood", "Sierra",
-             "Tundra", "Umbra", "Vertex", "Willow", "Zephyr"]
-_DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "tomorrow",
-         "next Monday", "next Friday"]
-_MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-           "November", "December"]
+_SURNAMES = [
+    "Okafor",
+    "Lindqvist",
+    "Moreau",
+    "Tanaka",
+    "Novak",
+    "Haddad",
+    "Fischer",
+    "Costa",
+    "Patel",
+    "Kowalski",
+    "Reyes",
+    "Nakamura",
+    "Brennan",
+    "Svensson",
+    "Adeyemi",
+    "Rossi",
+]
+_PROJECTS = [
+    "Atlas",
+    "Borealis",
+    "Cobalt",
+    "Delta",
+    "Ember",
+    "Falcon",
+    "Granite",
+    "Helix",
+    "Iris",
+    "Juniper",
+    "Kestrel",
+    "Lumen",
+    "Meridian",
+    "Nimbus",
+    "Orion",
+    "Pioneer",
+    "Quartz",
+    "Redwood",
+    "Sierra",
+    "Tundra",
+    "Umbra",
+    "Vertex",
+    "Willow",
+    "Zephyr",
+]
+_DAYS = [
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+    "Sunday",
+    "tomorrow",
+    "next Monday",
+    "next Friday",
+]
+_MONTHS = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
 _TIMES = ["8:30", "9am", "10:15", "11am", "noon", "1:30pm", "2pm", "3:45pm", "4pm", "5:30pm", "7pm", "9pm"]
-_CITIES = ["Lisbon", "Oslo", "Nairobi", "Kyoto", "Toronto", "Lima", "Krakow", "Melbourne", "Cairo", "Seoul",
-           "Dublin", "Montreal", "Porto", "Hanoi", "Bogota", "Vienna", "Denver", "Marrakesh", "Tallinn",
-           "Austin"]
-_ITEMS = ["standing desk", "rain jacket", "coffee grinder", "mechanical keyboard", "bike helmet",
-          "hiking boots", "air fryer", "monitor arm", "yoga mat", "noise-cancelling headphones",
-          "cast iron pan", "backpack", "desk lamp", "espresso machine", "winter coat", "tent"]
-_SHOPS = ["the hardware store", "the corner shop", "the outlet mall", "an online shop", "the flea market",
-          "the department store", "the bike shop", "the outdoor store"]
-_BOOKS = ["The Overstory", "Piranesi", "Dune", "Educated", "The Left Hand of Darkness", "Circe",
-          "Project Hail Mary", "Middlemarch", "Sapiens", "The Dispossessed", "Klara and the Sun", "Beloved"]
-_FOODS = ["peanuts", "shellfish", "gluten", "dairy", "sesame", "strawberries", "eggs", "soy", "kiwi",
-          "mustard", "celery", "walnuts"]
-_TOOLS = ["webpack", "gradle", "numpy", "node", "postgres", "docker", "kubernetes", "terraform", "pytest",
-          "react", "django", "rust"]
+_CITIES = [
+    "Lisbon",
+    "Oslo",
+    "Nairobi",
+    "Kyoto",
+    "Toronto",
+    "Lima",
+    "Krakow",
+    "Melbourne",
+    "Cairo",
+    "Seoul",
+    "Dublin",
+    "Montreal",
+    "Porto",
+    "Hanoi",
+    "Bogota",
+    "Vienna",
+    "Denver",
+    "Marrakesh",
+    "Tallinn",
+    "Austin",
+]
+_ITEMS = [
+    "standing desk",
+    "rain jacket",
+    "coffee grinder",
+    "mechanical keyboard",
+    "bike helmet",
+    "hiking boots",
+    "air fryer",
+    "monitor arm",
+    "yoga mat",
+    "noise-cancelling headphones",
+    "cast iron pan",
+    "backpack",
+    "desk lamp",
+    "espresso machine",
+    "winter coat",
+    "tent",
+]
+_SHOPS = [
+    "the hardware store",
+    "the corner shop",
+    "the outlet mall",
+    "an online shop",
+    "the flea market",
+    "the department store",
+    "the bike shop",
+    "the outdoor store",
+]
+_BOOKS = [
+    "The Overstory",
+    "Piranesi",
+    "Dune",
+    "Educated",
+    "The Left Hand of Darkness",
+    "Circe",
+    "Project Hail Mary",
+    "Middlemarch",
+    "Sapiens",
+    "The Dispossessed",
+    "Klara and the Sun",
+    "Beloved",
+]
+_FOODS = [
+    "peanuts",
+    "shellfish",
+    "gluten",
+    "dairy",
+    "sesame",
+    "strawberries",
+    "eggs",
+    "soy",
+    "kiwi",
+    "mustard",
+    "celery",
+    "walnuts",
+]
+_TOOLS = [
+    "webpack",
+    "gradle",
+    "numpy",
+    "node",
+    "postgres",
+    "docker",
+    "kubernetes",
+    "terraform",
+    "pytest",
+    "react",
+    "django",
+    "rust",
+]
 _PLACES = ["river", "canal", "park", "harbour", "old railway line", "beach", "lake", "ridge trail"]
-_GIFTS = ["a board game", "a plant", "concert tickets", "a cookbook", "a scarf", "a watercolour set",
-          "a mug", "headphones", "a puzzle", "running socks"]
+_GIFTS = [
+    "a board game",
+    "a plant",
+    "concert tickets",
+    "a cookbook",
+    "a scarf",
+    "a watercolour set",
+    "a mug",
+    "headphones",
+    "a puzzle",
+    "running socks",
+]
 _ROOMS = ["living room", "bedroom", "office", "kitchen", "guest room", "basement"]
-_DRINKS = ["green tea", "black coffee", "oat latte", "sparkling water", "rooibos", "hot chocolate",
-           "espresso", "chai"]
+_DRINKS = [
+    "green tea",
+    "black coffee",
+    "oat latte",
+    "sparkling water",
+    "rooibos",
+    "hot chocolate",
+    "espresso",
+    "chai",
+]
 _DAYPARTS = ["morning", "afternoon", "evening", "late evening"]
-_COMPANIES = ["Northwind", "Acme", "Globex", "Initech", "Umbrella Logistics", "Stark Foods", "Wayne Media",
-              "Hooli", "Vandelay Imports", "Soylent Labs"]
+_COMPANIES = [
+    "Northwind",
+    "Acme",
+    "Globex",
+    "Initech",
+    "Umbrella Logistics",
+    "Stark Foods",
+    "Wayne Media",
+    "Hooli",
+    "Vandelay Imports",
+    "Soylent Labs",
+]
 _VEHICLES = ["car", "bike", "scooter", "van", "motorbike"]
 _PARTS = ["brakes", "tyres", "a battery", "wipers", "a chain", "brake pads", "headlights"]
-_RESTAURANTS = ["Casa Lupa", "the ramen bar", "Sakura", "Le Petit Jardin", "Taqueria Sol", "the Thai place",
-                "Bistro Nord", "the pizza place on Elm Street"]
+_RESTAURANTS = [
+    "Casa Lupa",
+    "the ramen bar",
+    "Sakura",
+    "Le Petit Jardin",
+    "Taqueria Sol",
+    "the Thai place",
+    "Bistro Nord",
+    "the pizza place on Elm Street",
+]
 _DISHES = ["ramen", "paella", "dal", "tacos", "risotto", "pho", "dumplings", "shakshuka", "lasagna", "curry"]
 _LANGUAGES = ["Spanish", "Japanese", "German", "Portuguese", "Korean", "Italian", "Swahili", "Dutch"]
-_TASKS = ["migration", "onboarding", "budget", "hiring", "security review", "release notes", "QA",
-          "customer interviews", "roadmap"]
+_TASKS = [
+    "migration",
+    "onboarding",
+    "budget",
+    "hiring",
+    "security review",
+    "release notes",
+    "QA",
+    "customer interviews",
+    "roadmap",
+]
 _SHOWS = ["Severance", "The Bear", "Dark", "Slow Horses", "Shogun", "Andor", "Fleabag", "Succession"]
-_DOCUMENTS = ["passport", "driving licence", "car insurance", "gym membership", "library card",
-              "work visa", "health insurance", "domain name"]
-_TAILS = ["", "", "", " Not sure yet.", " {name} agreed.", " Need to double-check later.",
-          " Honestly a relief.", " Will confirm by email.", " Keep this in mind.", " Ugh."]
+_DOCUMENTS = [
+    "passport",
+    "driving licence",
+    "car insurance",
+    "gym membership",
+    "library card",
+    "work visa",
+    "health insurance",
+    "domain name",
+]
+_TAILS = [
+    "",
+    "",
+    "",
+    " Not sure yet.",
+    " {name} agreed.",
+    " Need to double-check later.",
+    " Honestly a relief.",
+    " Will confirm by email.",
+    " Keep this in mind.",
+    " Ugh.",
+]
 
 # (statement template, [query templates that ask about it in other words])
 _TEMPLATES: list[tuple[str, list[str]]] = [
-    ("{name} moved the {project} review to {day} at {time}.",
-     ["when is the {project} review now?", "what time did {name} pick for the {project} review?"]),
-    ("I paid {amount} dollars for the {item} at {shop}.",
-     ["how much did the {item} cost?", "where did I buy the {item} and for how much?"]),
-    ("My flight to {city} leaves on {day}, seat {seat}.",
-     ["when do I fly to {city}?", "which seat do I have on the flight to {city}?"]),
-    ("{name} recommended the book {book}, it has {pages} pages.",
-     ["what book did {name} suggest?", "how long is {book}?"]),
-    ("Remember that {name} is allergic to {food}.",
-     ["what is {name} allergic to?", "any food allergies for {name}?"]),
-    ("The {project} build failed with error {code} after the {tool} upgrade.",
-     ["why did the {project} build break?", "what error did upgrading {tool} cause?"]),
-    ("I ran {km} km in {minutes} minutes along the {place} this morning.",
-     ["how far did I run by the {place}?", "what was my time for the {km} km run?"]),
-    ("{name}'s birthday is on {month} {daynum}, maybe get them {gift}.",
-     ["when is {name}'s birthday?", "what gift should I get {name}?"]),
-    ("We agreed with {name} on a budget of {amount} for the {project} launch.",
-     ["what is the budget for the {project} launch?", "how much money did {name} approve for {project}?"]),
-    ("The {room} thermostat has been set to {temp} degrees since {day}.",
-     ["what temperature is the {room} set to?", "how warm is the {room} thermostat?"]),
-    ("I prefer {drink} in the {daypart}, never {drink2}.",
-     ["what do I like to drink in the {daypart}?", "do I drink {drink2}?"]),
-    ("{name} from {company} will call about the {project} contract on {day}.",
-     ["who is calling about the {project} contract?", "when will {company} call me?"]),
-    ("Dentist appointment with Dr. {surname} on {day} at {time}, room {roomno}.",
-     ["when is my dentist appointment?", "which room is Dr. {surname} in?"]),
-    ("My {vehicle} needs {part}, the garage quoted {amount} dollars.",
-     ["what does my {vehicle} need?", "how much will the {vehicle} repair cost?"]),
-    ("Dinner with {name} at {restaurant} was great, we had {dish}.",
-     ["where did I have dinner with {name}?", "what did we eat at {restaurant}?"]),
-    ("I'm learning {language} and finished lesson {n} today.",
-     ["how far am I in my {language} course?", "which {language} lesson did I finish?"]),
-    ("The {project} notes say {name} owns the {task} work until {month}.",
-     ["who is responsible for {task} on {project}?", "what does {name} own in {project}?"]),
-    ("Package {tracking} from {shop} should arrive {day}.",
-     ["when does my package from {shop} arrive?", "what is the tracking number of my delivery?"]),
-    ("{name} says I have to watch {show}, season {n} is the best.",
-     ["what show did {name} recommend?", "which season of {show} is the good one?"]),
-    ("Set a reminder to renew my {document} before {month} {daynum}.",
-     ["when do I need to renew my {document}?", "what is the deadline for the {document}?"]),
+    (
+        "{name} moved the {project} review to {day} at {time}.",
+        ["when is the {project} review now?", "what time did {name} pick for the {project} review?"],
+    ),
+    (
+        "I paid {amount} dollars for the {item} at {shop}.",
+        ["how much did the {item} cost?", "where did I buy the {item} and for how much?"],
+    ),
+    (
+        "My flight to {city} leaves on {day}, seat {seat}.",
+        ["when do I fly to {city}?", "which seat do I have on the flight to {city}?"],
+    ),
+    (
+        "{name} recommended the book {book}, it has {pages} pages.",
+        ["what book did {name} suggest?", "how long is {book}?"],
+    ),
+    (
+        "Remember that {name} is allergic to {food}.",
+        ["what is {name} allergic to?", "any food allergies for {name}?"],
+    ),
+    (
+        "The {project} build failed with error {code} after the {tool} upgrade.",
+        ["why did the {project} build break?", "what error did upgrading {tool} cause?"],
+    ),
+    (
+        "I ran {km} km in {minutes} minutes along the {place} this morning.",
+        ["how far did I run by the {place}?", "what was my time for the {km} km run?"],
+    ),
+    (
+        "{name}'s birthday is on {month} {daynum}, maybe get them {gift}.",
+        ["when is {name}'s birthday?", "what gift should I get {name}?"],
+    ),
+    (
+        "We agreed with {name} on a budget of {amount} for the {project} launch.",
+        ["what is the budget for the {project} launch?", "how much money did {name} approve for {project}?"],
+    ),
+    (
+        "The {room} thermostat has been set to {temp} degrees since {day}.",
+        ["what temperature is the {room} set to?", "how warm is the {room} thermostat?"],
+    ),
+    (
+        "I prefer {drink} in the {daypart}, never {drink2}.",
+        ["what do I like to drink in the {daypart}?", "do I drink {drink2}?"],
+    ),
+    (
+        "{name} from {company} will call about the {project} contract on {day}.",
+        ["who is calling about the {project} contract?", "when will {company} call me?"],
+    ),
+    (
+        "Dentist appointment with Dr. {surname} on {day} at {time}, room {roomno}.",
+        ["when is my dentist appointment?", "which room is Dr. {surname} in?"],
+    ),
+    (
+        "My {vehicle} needs {part}, the garage quoted {amount} dollars.",
+        ["what does my {vehicle} need?", "how much will the {vehicle} repair cost?"],
+    ),
+    (
+        "Dinner with {name} at {restaurant} was great, we had {dish}.",
+        ["where did I have dinner with {name}?", "what did we eat at {restaurant}?"],
+    ),
+    (
+        "I'm learning {language} and finished lesson {n} today.",
+        ["how far am I in my {language} course?", "which {language} lesson did I finish?"],
+    ),
+    (
+        "The {project} notes say {name} owns the {task} work until {month}.",
+        ["who is responsible for {task} on {project}?", "what does {name} own in {project}?"],
+    ),
+    (
+        "Package {tracking} from {shop} should arrive {day}.",
+        ["when does my package from {shop} arrive?", "what is the tracking number of my delivery?"],
+    ),
+    (
+        "{name} says I have to watch {show}, season {n} is the best.",
+        ["what show did {name} recommend?", "which season of {show} is the good one?"],
+    ),
+    (
+        "Set a reminder to renew my {document} before {month} {daynum}.",
+        ["when do I need to renew my {document}?", "what is the deadline for the {document}?"],
+    ),
 ]
 
 
@@ -167,21 +453,43 @@ class Item:
 def _slots(rng: random.Random) -> dict[str, str]:
     drink, drink2 = rng.sample(_DRINKS, 2)
     return {
-        "name": rng.choice(_NAMES), "surname": rng.choice(_SURNAMES), "project": rng.choice(_PROJECTS),
-        "day": rng.choice(_DAYS), "time": rng.choice(_TIMES), "month": rng.choice(_MONTHS),
-        "daynum": str(rng.randint(1, 28)), "city": rng.choice(_CITIES), "item": rng.choice(_ITEMS),
-        "shop": rng.choice(_SHOPS), "book": rng.choice(_BOOKS), "food": rng.choice(_FOODS),
-        "tool": rng.choice(_TOOLS), "place": rng.choice(_PLACES), "gift": rng.choice(_GIFTS),
-        "room": rng.choice(_ROOMS), "drink": drink, "drink2": drink2, "daypart": rng.choice(_DAYPARTS),
-        "company": rng.choice(_COMPANIES), "vehicle": rng.choice(_VEHICLES), "part": rng.choice(_PARTS),
-        "restaurant": rng.choice(_RESTAURANTS), "dish": rng.choice(_DISHES),
-        "language": rng.choice(_LANGUAGES), "task": rng.choice(_TASKS), "show": rng.choice(_SHOWS),
+        "name": rng.choice(_NAMES),
+        "surname": rng.choice(_SURNAMES),
+        "project": rng.choice(_PROJECTS),
+        "day": rng.choice(_DAYS),
+        "time": rng.choice(_TIMES),
+        "month": rng.choice(_MONTHS),
+        "daynum": str(rng.randint(1, 28)),
+        "city": rng.choice(_CITIES),
+        "item": rng.choice(_ITEMS),
+        "shop": rng.choice(_SHOPS),
+        "book": rng.choice(_BOOKS),
+        "food": rng.choice(_FOODS),
+        "tool": rng.choice(_TOOLS),
+        "place": rng.choice(_PLACES),
+        "gift": rng.choice(_GIFTS),
+        "room": rng.choice(_ROOMS),
+        "drink": drink,
+        "drink2": drink2,
+        "daypart": rng.choice(_DAYPARTS),
+        "company": rng.choice(_COMPANIES),
+        "vehicle": rng.choice(_VEHICLES),
+        "part": rng.choice(_PARTS),
+        "restaurant": rng.choice(_RESTAURANTS),
+        "dish": rng.choice(_DISHES),
+        "language": rng.choice(_LANGUAGES),
+        "task": rng.choice(_TASKS),
+        "show": rng.choice(_SHOWS),
         "document": rng.choice(_DOCUMENTS),
         "amount": str(rng.choice([rng.randint(5, 200), rng.randint(200, 5000), rng.randint(5, 99) * 100])),
-        "seat": f"{rng.randint(1, 40)}{rng.choice('ABCDEF')}", "pages": str(rng.randint(150, 900)),
-        "code": f"E{rng.randint(100, 9999)}", "km": str(rng.choice([3, 5, 7, 8, 10, 12, 15, 21])),
-        "minutes": str(rng.randint(15, 130)), "temp": str(rng.randint(16, 25)),
-        "roomno": str(rng.randint(1, 30)), "n": str(rng.randint(1, 60)),
+        "seat": f"{rng.randint(1, 40)}{rng.choice('ABCDEF')}",
+        "pages": str(rng.randint(150, 900)),
+        "code": f"E{rng.randint(100, 9999)}",
+        "km": str(rng.choice([3, 5, 7, 8, 10, 12, 15, 21])),
+        "minutes": str(rng.randint(15, 130)),
+        "temp": str(rng.randint(16, 25)),
+        "roomno": str(rng.randint(1, 30)),
+        "n": str(rng.randint(1, 60)),
         "tracking": f"{rng.choice('JKLMNPQRTX')}{rng.randint(10**7, 10**8 - 1)}",
     }
 
@@ -228,6 +536,7 @@ def make_queries(items: Sequence[Item], count: int, seed: int = SEED + 1) -> lis
 
 # --------------------------------------------------------------------------- embedders
 
+
 class TimedEmbedder:
     """Pass-through embedder that adds up the wall and process CPU time spent inside ``inner.embed``."""
 
@@ -251,14 +560,17 @@ class TimedEmbedder:
 def make_embedder(kind: str) -> Any:
     if kind == "hashing":
         from ucma_core.embedders import HashingEmbedder
+
         return HashingEmbedder()
     if kind == "local":
         from ucma_core.embedders import LocalMiniLMEmbedder
+
         return LocalMiniLMEmbedder()
     raise SystemExit(f"unknown embedder {kind!r}; use local or hashing")
 
 
 # --------------------------------------------------------------------------- the two systems
+
 
 class ChromaSide:
     def __init__(self, folder: Path, embedder: TimedEmbedder) -> None:
@@ -268,22 +580,28 @@ class ChromaSide:
         self.emb = embedder
         settings = Settings(anonymized_telemetry=False)
         self.client = chromadb.PersistentClient(path=str(folder), settings=settings)
-        self.col = self.client.get_or_create_collection("bench", embedding_function=None,
-                                                        metadata={"hnsw:space": "cosine"})
+        self.col = self.client.get_or_create_collection(
+            "bench", embedding_function=None, metadata={"hnsw:space": "cosine"}
+        )
         self.ids: list[str] = []
 
     def add_one(self, item: Item) -> None:
         vec = self.emb.embed([item.text])
         memory_id = uuid.uuid4().hex
-        self.col.add(ids=[memory_id], embeddings=vec, documents=[item.text],
-                     metadatas=[{"user_id": item.user_id}])
+        self.col.add(
+            ids=[memory_id], embeddings=vec, documents=[item.text], metadatas=[{"user_id": item.user_id}]
+        )
         self.ids.append(memory_id)
 
     def add_many(self, items: Sequence[Item]) -> None:
         vecs = self.emb.embed([it.text for it in items])
         ids = [uuid.uuid4().hex for _ in items]
-        self.col.add(ids=ids, embeddings=vecs, documents=[it.text for it in items],
-                     metadatas=[{"user_id": it.user_id} for it in items])
+        self.col.add(
+            ids=ids,
+            embeddings=vecs,
+            documents=[it.text for it in items],
+            metadatas=[{"user_id": it.user_id} for it in items],
+        )
         self.ids.extend(ids)
 
     def query(self, text: str, user_id: str) -> list[str]:
@@ -331,6 +649,7 @@ SYSTEMS: dict[str, Callable[[Path, TimedEmbedder], Any]] = {"chroma": ChromaSide
 
 # --------------------------------------------------------------------------- measuring (in a child process)
 
+
 def _peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux
 
@@ -338,6 +657,7 @@ def _peak_rss_mib() -> float:
 def _rss_mib() -> float:
     try:
         import psutil
+
         return float(psutil.Process().memory_info().rss) / 2**20
     except ImportError:
         with open("/proc/self/statm") as fh:
@@ -355,8 +675,13 @@ def _summary(samples: Sequence[float]) -> dict[str, float]:
         hi = min(lo + 1, len(ordered) - 1)
         return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
 
-    return {"n": len(ordered), "mean": statistics.fmean(ordered) if ordered else float("nan"),
-            "p50": pct(0.50), "p95": pct(0.95), "max": ordered[-1] if ordered else float("nan")}
+    return {
+        "n": len(ordered),
+        "mean": statistics.fmean(ordered) if ordered else float("nan"),
+        "p50": pct(0.50),
+        "p95": pct(0.95),
+        "max": ordered[-1] if ordered else float("nan"),
+    }
 
 
 class _Profiler:
@@ -364,6 +689,7 @@ class _Profiler:
         self.prof = None
         if enabled:
             import cProfile
+
             self.prof = cProfile.Profile()
 
     def __enter__(self) -> None:
@@ -379,8 +705,9 @@ class _Profiler:
             self.prof.dump_stats(str(path))
 
 
-def _timed_loop(ops: Sequence[Callable[[], Any]], emb: TimedEmbedder, prof: _Profiler) -> tuple[
-        dict[str, Any], list[Any]]:
+def _timed_loop(
+    ops: Sequence[Callable[[], Any]], emb: TimedEmbedder, prof: _Profiler
+) -> tuple[dict[str, Any], list[Any]]:
     """Run ``ops`` one at a time; wall latency and process CPU time of each, with and without embedding."""
     lat: list[float] = []
     lat_ex: list[float] = []
@@ -399,8 +726,12 @@ def _timed_loop(ops: Sequence[Callable[[], Any]], emb: TimedEmbedder, prof: _Pro
         cpu += dc
         cpu_ex += dc - (emb.cpu - ec0)
     n = max(len(ops), 1)
-    return {"wall": _summary(lat), "wall_ex": _summary(lat_ex), "cpu_mean": cpu / n,
-            "cpu_mean_ex": cpu_ex / n}, results
+    return {
+        "wall": _summary(lat),
+        "wall_ex": _summary(lat_ex),
+        "cpu_mean": cpu / n,
+        "cpu_mean_ex": cpu_ex / n,
+    }, results
 
 
 def worker(job: dict[str, Any]) -> dict[str, Any]:
@@ -423,22 +754,29 @@ def worker(job: dict[str, Any]) -> dict[str, Any]:
         if phase == "single":
             m = min(n, job["single_cap"])
             stats, _ = _timed_loop([(lambda it=it: side.add_one(it)) for it in items[:m]], emb, prof)
-            out.update(single=stats, single_count=m, embedded_texts=emb.texts,
-                       rss_peak_write_mib=_peak_rss_mib())
+            out.update(
+                single=stats, single_count=m, embedded_texts=emb.texts, rss_peak_write_mib=_peak_rss_mib()
+            )
         else:
             batch = job["batch"]
             t_start, c_start = time.perf_counter(), time.process_time()
             e_start, ec_start = emb.elapsed, emb.cpu
             with prof:
                 for start in range(0, n, batch):
-                    side.add_many(items[start:start + batch])
+                    side.add_many(items[start : start + batch])
             total = time.perf_counter() - t_start
             cpu = time.process_time() - c_start
             embed_t, embed_c = emb.elapsed - e_start, emb.cpu - ec_start
-            out.update(bulk_seconds=total, bulk_embed_seconds=embed_t, bulk_items_per_s=n / total,
-                       bulk_items_per_s_ex=n / max(total - embed_t, 1e-9), bulk_cpu_seconds=cpu,
-                       bulk_cpu_seconds_ex=cpu - embed_c, embedded_texts_bulk=emb.texts,
-                       rss_peak_write_mib=_peak_rss_mib())
+            out.update(
+                bulk_seconds=total,
+                bulk_embed_seconds=embed_t,
+                bulk_items_per_s=n / total,
+                bulk_items_per_s_ex=n / max(total - embed_t, 1e-9),
+                bulk_cpu_seconds=cpu,
+                bulk_cpu_seconds_ex=cpu - embed_c,
+                embedded_texts_bulk=emb.texts,
+                rss_peak_write_mib=_peak_rss_mib(),
+            )
             queries = make_queries(items, job["queries"] + WARMUP_QUERIES, job["seed"] + 1)
             warm, timed = queries[:WARMUP_QUERIES], queries[WARMUP_QUERIES:]
             for q, user, _ in warm:
@@ -449,9 +787,13 @@ def worker(job: dict[str, Any]) -> dict[str, Any]:
             id_of = side.ids
             hits = sum(id_of[i] in got for (_, _, i), got in zip(timed, results, strict=True))
             empty = sum(not got for got in results)
-            out.update(query=stats, hit_at_10=hits / max(len(timed), 1),
-                       empty_results=empty, embedded_texts_query=emb.texts - texts_before,
-                       rss_peak_query_mib=_peak_rss_mib())
+            out.update(
+                query=stats,
+                hit_at_10=hits / max(len(timed), 1),
+                empty_results=empty,
+                embedded_texts_query=emb.texts - texts_before,
+                rss_peak_query_mib=_peak_rss_mib(),
+            )
         out.update(side.extra())
         t0 = time.perf_counter()
         side.close()
@@ -477,6 +819,7 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- report
 
+
 def _median_merge(runs: Sequence[Any]) -> Any:
     """Element-wise median of repeated results (numbers), first value otherwise."""
     first = runs[0]
@@ -499,15 +842,22 @@ def _ratio(a: float, b: float) -> str:
     return f"{a / b:.2f}×" if b and a == a and b == b else "n/a"
 
 
-def _row(n: int, label: str, c: float, u: float, cx: float, ux: float, fmt: Callable[[float], str],
-         higher_is_better: bool = False) -> str:
+def _row(
+    n: int,
+    label: str,
+    c: float,
+    u: float,
+    cx: float,
+    ux: float,
+    fmt: Callable[[float], str],
+    higher_is_better: bool = False,
+) -> str:
     r = _ratio(c, u) if higher_is_better else _ratio(u, c)
     rx = _ratio(cx, ux) if higher_is_better else _ratio(ux, cx)
     return f"| {n} | {label} | {fmt(c)} | {fmt(u)} | {r} | {fmt(cx)} | {fmt(ux)} | {rx} |"
 
 
-def render(results: dict[tuple[str, str, int], dict[str, Any]], args: argparse.Namespace,
-           wall: float) -> str:
+def render(results: dict[tuple[str, str, int], dict[str, Any]], args: argparse.Namespace, wall: float) -> str:
     import chromadb
 
     try:
@@ -517,20 +867,28 @@ def render(results: dict[tuple[str, str, int], dict[str, Any]], args: argparse.N
     lines: list[str] = []
     lines.append(f"### UCMA vs plain Chroma — embedder `{args.embedder}`, sizes {args.sizes}")
     lines.append("")
-    lines.append(f"- python {platform.python_version()}, chromadb {chromadb.__version__}, "
-                 f"{platform.machine()}, {os.cpu_count()} CPUs (load average at the end {load}); "
-                 f"batch {args.batch}; {args.queries} timed queries (+{WARMUP_QUERIES} warm-up), k=10, "
-                 f"`where={{user_id}}`; {N_USERS} users; repeats {args.repeat} (median); "
-                 f"total wall time {wall:.0f} s")
-    lines.append(f"- one-by-one writes: the first min(N, {args.single_cap}) items into an empty store; "
-                 "bulk and queries: all N items into another empty store; each in its own process")
-    lines.append("- *excl. embed*: the same measurement minus the time spent inside the embedder "
-                 "(identical work on both sides); *CPU*: process CPU time (all threads) per op")
+    lines.append(
+        f"- python {platform.python_version()}, chromadb {chromadb.__version__}, "
+        f"{platform.machine()}, {os.cpu_count()} CPUs (load average at the end {load}); "
+        f"batch {args.batch}; {args.queries} timed queries (+{WARMUP_QUERIES} warm-up), k=10, "
+        f"`where={{user_id}}`; {N_USERS} users; repeats {args.repeat} (median); "
+        f"total wall time {wall:.0f} s"
+    )
+    lines.append(
+        f"- one-by-one writes: the first min(N, {args.single_cap}) items into an empty store; "
+        "bulk and queries: all N items into another empty store; each in its own process"
+    )
+    lines.append(
+        "- *excl. embed*: the same measurement minus the time spent inside the embedder "
+        "(identical work on both sides); *CPU*: process CPU time (all threads) per op"
+    )
     if args.profile:
         lines.append("- **run under cProfile: absolute timings are inflated**")
     lines.append("")
-    lines.append("| N | metric | Chroma | UCMA | UCMA/Chroma | Chroma excl. embed | UCMA excl. embed "
-                 "| UCMA/Chroma excl. embed |")
+    lines.append(
+        "| N | metric | Chroma | UCMA | UCMA/Chroma | Chroma excl. embed | UCMA excl. embed "
+        "| UCMA/Chroma excl. embed |"
+    )
     lines.append("|---:|---|---:|---:|---:|---:|---:|---:|")
     for n in args.sizes:
         c1, u1 = results.get(("chroma", "single", n)), results.get(("ucma", "single", n))
@@ -539,40 +897,101 @@ def render(results: dict[tuple[str, str, int], dict[str, Any]], args: argparse.N
             m = c1["single_count"]
             cs, us = c1["single"], u1["single"]
             for stat in ("mean", "p50", "p95"):
-                lines.append(_row(n, f"add / observe one-by-one ({m} ops) {stat}, ms", cs["wall"][stat],
-                                  us["wall"][stat], cs["wall_ex"][stat], us["wall_ex"][stat], _ms))
-            lines.append(_row(n, "add / observe one-by-one CPU per op, ms", cs["cpu_mean"], us["cpu_mean"],
-                              cs["cpu_mean_ex"], us["cpu_mean_ex"], _ms))
+                lines.append(
+                    _row(
+                        n,
+                        f"add / observe one-by-one ({m} ops) {stat}, ms",
+                        cs["wall"][stat],
+                        us["wall"][stat],
+                        cs["wall_ex"][stat],
+                        us["wall_ex"][stat],
+                        _ms,
+                    )
+                )
+            lines.append(
+                _row(
+                    n,
+                    "add / observe one-by-one CPU per op, ms",
+                    cs["cpu_mean"],
+                    us["cpu_mean"],
+                    cs["cpu_mean_ex"],
+                    us["cpu_mean_ex"],
+                    _ms,
+                )
+            )
         if c2 and u2:
-            lines.append(_row(n, f"bulk add / observe_many (batch {args.batch}), items/s",
-                              c2["bulk_items_per_s"], u2["bulk_items_per_s"], c2["bulk_items_per_s_ex"],
-                              u2["bulk_items_per_s_ex"], lambda x: f"{x:,.0f}", higher_is_better=True))
-            lines.append(_row(n, "bulk CPU per 1000 items, s", c2["bulk_cpu_seconds"] / n * 1000,
-                              u2["bulk_cpu_seconds"] / n * 1000, c2["bulk_cpu_seconds_ex"] / n * 1000,
-                              u2["bulk_cpu_seconds_ex"] / n * 1000, lambda x: f"{x:.2f}"))
+            lines.append(
+                _row(
+                    n,
+                    f"bulk add / observe_many (batch {args.batch}), items/s",
+                    c2["bulk_items_per_s"],
+                    u2["bulk_items_per_s"],
+                    c2["bulk_items_per_s_ex"],
+                    u2["bulk_items_per_s_ex"],
+                    lambda x: f"{x:,.0f}",
+                    higher_is_better=True,
+                )
+            )
+            lines.append(
+                _row(
+                    n,
+                    "bulk CPU per 1000 items, s",
+                    c2["bulk_cpu_seconds"] / n * 1000,
+                    u2["bulk_cpu_seconds"] / n * 1000,
+                    c2["bulk_cpu_seconds_ex"] / n * 1000,
+                    u2["bulk_cpu_seconds_ex"] / n * 1000,
+                    lambda x: f"{x:.2f}",
+                )
+            )
             cq, uq = c2["query"], u2["query"]
             for stat in ("p50", "p95"):
-                lines.append(_row(n, f"query / remember {stat}, ms", cq["wall"][stat], uq["wall"][stat],
-                                  cq["wall_ex"][stat], uq["wall_ex"][stat], _ms))
-            lines.append(_row(n, "query / remember CPU per op, ms", cq["cpu_mean"], uq["cpu_mean"],
-                              cq["cpu_mean_ex"], uq["cpu_mean_ex"], _ms))
+                lines.append(
+                    _row(
+                        n,
+                        f"query / remember {stat}, ms",
+                        cq["wall"][stat],
+                        uq["wall"][stat],
+                        cq["wall_ex"][stat],
+                        uq["wall_ex"][stat],
+                        _ms,
+                    )
+                )
+            lines.append(
+                _row(
+                    n,
+                    "query / remember CPU per op, ms",
+                    cq["cpu_mean"],
+                    uq["cpu_mean"],
+                    cq["cpu_mean_ex"],
+                    uq["cpu_mean_ex"],
+                    _ms,
+                )
+            )
     lines.append("")
-    lines.append("Ratios are UCMA time / Chroma time (for items/s: Chroma rate / UCMA rate), so >1 means "
-                 "UCMA is slower.")
+    lines.append(
+        "Ratios are UCMA time / Chroma time (for items/s: Chroma rate / UCMA rate), so >1 means "
+        "UCMA is slower."
+    )
     lines.append("")
-    lines.append("Peak RSS in MiB (`ru_maxrss` of each phase's own process; *base* = RSS after imports, "
-                 "embedder warm-up, text generation and opening the empty store):")
+    lines.append(
+        "Peak RSS in MiB (`ru_maxrss` of each phase's own process; *base* = RSS after imports, "
+        "embedder warm-up, text generation and opening the empty store):"
+    )
     lines.append("")
     lines.append("| N | phase | Chroma base | Chroma peak | UCMA base | UCMA peak | UCMA/Chroma peak |")
     lines.append("|---:|---|---:|---:|---:|---:|---:|")
     for n in args.sizes:
-        for phase, key, label in (("single", "rss_peak_write_mib", "one-by-one writes"),
-                                  ("bulk", "rss_peak_write_mib", "bulk load"),
-                                  ("bulk", "rss_peak_query_mib", "bulk load + queries")):
+        for phase, key, label in (
+            ("single", "rss_peak_write_mib", "one-by-one writes"),
+            ("bulk", "rss_peak_write_mib", "bulk load"),
+            ("bulk", "rss_peak_query_mib", "bulk load + queries"),
+        ):
             c, u = results.get(("chroma", phase, n)), results.get(("ucma", phase, n))
             if c and u:
-                lines.append(f"| {n} | {label} | {c['rss_base_mib']:.0f} | {c[key]:.0f} "
-                             f"| {u['rss_base_mib']:.0f} | {u[key]:.0f} | {_ratio(u[key], c[key])} |")
+                lines.append(
+                    f"| {n} | {label} | {c['rss_base_mib']:.0f} | {c[key]:.0f} "
+                    f"| {u['rss_base_mib']:.0f} | {u[key]:.0f} | {_ratio(u[key], c[key])} |"
+                )
     lines.append("")
     lines.append("Targets and sanity checks:")
     lines.append("")
@@ -586,11 +1005,15 @@ def render(results: dict[tuple[str, str, int], dict[str, Any]], args: argparse.N
         if c2 and u2:
             r = u2["query"]["wall"]["p50"] / c2["query"]["wall"]["p50"]
             parts.append(f"remember/query p50 {r:.2f}× ({'meets' if r <= 1.5 else 'MISSES'} ≤1.5×);")
-            parts.append(f"hit@10 of the item each query was written from: Chroma {c2['hit_at_10']:.2f}, "
-                         f"UCMA {u2['hit_at_10']:.2f};")
-            parts.append(f"bulk load {c2['bulk_seconds']:.2f} s vs {u2['bulk_seconds']:.2f} s "
-                         f"(in the embedder {c2['bulk_embed_seconds']:.2f} s / "
-                         f"{u2['bulk_embed_seconds']:.2f} s);")
+            parts.append(
+                f"hit@10 of the item each query was written from: Chroma {c2['hit_at_10']:.2f}, "
+                f"UCMA {u2['hit_at_10']:.2f};"
+            )
+            parts.append(
+                f"bulk load {c2['bulk_seconds']:.2f} s vs {u2['bulk_seconds']:.2f} s "
+                f"(in the embedder {c2['bulk_embed_seconds']:.2f} s / "
+                f"{u2['bulk_embed_seconds']:.2f} s);"
+            )
             parts.append(f"UCMA close() {u2['close_seconds']:.2f} s (not timed above);")
             parts.append(f"UCMA embedding cache {u2.get('embedding_cache')}")
         lines.append(" ".join(parts))
@@ -598,23 +1021,33 @@ def render(results: dict[tuple[str, str, int], dict[str, Any]], args: argparse.N
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m benchmarks.throughput",
-                                description="Write and query throughput of UCMA against plain Chroma.")
+    p = argparse.ArgumentParser(
+        prog="python -m benchmarks.throughput",
+        description="Write and query throughput of UCMA against plain Chroma.",
+    )
     p.add_argument("--sizes", default="1000,10000", help="comma-separated store sizes N")
     p.add_argument("--embedder", default="local", choices=["local", "hashing"])
     p.add_argument("--queries", type=int, default=200)
     p.add_argument("--batch", type=int, default=256, help="bulk batch size (both sides)")
     p.add_argument("--single-cap", type=int, default=2000, help="one-by-one writes timed on min(N, this)")
-    p.add_argument("--repeat", type=int, default=1,
-                   help="run every (system, phase, N) this many times, alternating systems; report medians")
+    p.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="run every (system, phase, N) this many times, alternating systems; report medians",
+    )
     p.add_argument("--systems", default="chroma,ucma")
     p.add_argument("--phases", default="single,bulk")
     p.add_argument("--seed", type=int, default=SEED)
     p.add_argument("--tmp", default=None, help="where the temporary stores go (default: system temp dir)")
     p.add_argument("--out", default=None, help="also write the markdown report here")
     p.add_argument("--json", default=None, help="also write the raw numbers here")
-    p.add_argument("--profile", default=None, metavar="DIR",
-                   help="run the timed parts under cProfile, write .pstats files to DIR (inflates timings)")
+    p.add_argument(
+        "--profile",
+        default=None,
+        metavar="DIR",
+        help="run the timed parts under cProfile, write .pstats files to DIR (inflates timings)",
+    )
     args = p.parse_args(argv)
     args.sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()]
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
@@ -625,18 +1058,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     for n in args.sizes:
         for phase in phases:
             for rep in range(args.repeat):
-                for system in (systems if rep % 2 == 0 else systems[::-1]):
-                    job = {"system": system, "phase": phase, "n": n, "embedder": args.embedder,
-                           "queries": args.queries, "batch": args.batch, "single_cap": args.single_cap,
-                           "seed": args.seed, "tmp": args.tmp,
-                           "profile": str(Path(args.profile).resolve()) if args.profile else None}
+                for system in systems if rep % 2 == 0 else systems[::-1]:
+                    job = {
+                        "system": system,
+                        "phase": phase,
+                        "n": n,
+                        "embedder": args.embedder,
+                        "queries": args.queries,
+                        "batch": args.batch,
+                        "single_cap": args.single_cap,
+                        "seed": args.seed,
+                        "tmp": args.tmp,
+                        "profile": str(Path(args.profile).resolve()) if args.profile else None,
+                    }
                     t0 = time.perf_counter()
                     res = run_job(job)
                     res["job_seconds"] = time.perf_counter() - t0
                     runs.setdefault((system, phase, n), []).append(res)
-                    print(f"[{time.perf_counter() - started:7.1f}s] {system:6s} {phase:6s} N={n} "
-                          f"run {rep + 1}/{args.repeat}: {res['job_seconds']:.1f}s",
-                          file=sys.stderr, flush=True)
+                    print(
+                        f"[{time.perf_counter() - started:7.1f}s] {system:6s} {phase:6s} N={n} "
+                        f"run {rep + 1}/{args.repeat}: {res['job_seconds']:.1f}s",
+                        file=sys.stderr,
+                        flush=True,
+                    )
     wall = time.perf_counter() - started
     results = {key: _median_merge(rs) for key, rs in runs.items()}
     report = render(results, args, wall)

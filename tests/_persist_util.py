@@ -87,14 +87,19 @@ def run_child(code: str, *args: object, timeout: float = 90.0, expect_rc: int | 
     """
     proc = subprocess.run(
         [sys.executable, "-c", PRELUDE + code, *map(str, args)],
-        capture_output=True, text=True, timeout=timeout, cwd=REPO, env=child_env(), check=False,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=REPO,
+        env=child_env(),
+        check=False,
     )
     if expect_rc is not None and proc.returncode != expect_rc:
         raise AssertionError(
             f"child exited with {proc.returncode}, expected {expect_rc}\n"
             f"--- stdout ---\n{proc.stdout[-4000:]}\n--- stderr ---\n{proc.stderr[-6000:]}"
         )
-    return [json.loads(line[len(RESULT):]) for line in proc.stdout.splitlines() if line.startswith(RESULT)]
+    return [json.loads(line[len(RESULT) :]) for line in proc.stdout.splitlines() if line.startswith(RESULT)]
 
 
 def folder_files(folder: Path) -> dict[str, bytes]:
@@ -107,43 +112,81 @@ def journal_lines(folder: Path) -> list[bytes]:
     return path.read_bytes().splitlines(keepends=True) if path.exists() else []
 
 
-def write_all_types(mem: Any, *, user: str = "ana", agent: str = "agent-1", session: str = "s-1",
-                    marker: str = "") -> dict[str, str]:
+def write_all_types(
+    mem: Any, *, user: str = "ana", agent: str = "agent-1", session: str = "s-1", marker: str = ""
+) -> dict[str, str]:
     """Store one memory of every type (with metadata, provenance and mutated state);
     returns ``{memory_type: id}``."""
     episode = mem.observe(
         f"Ana told us she prefers concise answers about Python packaging {marker}".strip(),
-        user_id=user, agent_id=agent, session_id=session, metadata=META, tags=["pref", "style"],
-        participants=["Ana", "Bob"], importance=0.9, source="user",
+        user_id=user,
+        agent_id=agent,
+        session_id=session,
+        metadata=META,
+        tags=["pref", "style"],
+        participants=["Ana", "Bob"],
+        importance=0.9,
+        source="user",
     )
     assert episode is not None
     fact = mem.assert_fact(
-        "Ana", "lives in", f"Lisbon {marker}".strip(), user_id=user, agent_id=agent, session_id=session,
-        metadata=META, tags=["geo"], source_ids=[episode], confidence=0.7, importance=0.65,
+        "Ana",
+        "lives in",
+        f"Lisbon {marker}".strip(),
+        user_id=user,
+        agent_id=agent,
+        session_id=session,
+        metadata=META,
+        tags=["geo"],
+        source_ids=[episode],
+        confidence=0.7,
+        importance=0.65,
     )
     procedure = mem.add_procedure(
-        f"deploy service {marker}".strip(), ["build the wheel", "push to the registry", "tag the release"],
-        description="how we ship", trigger_tags=["ops", "release"], user_id=user, agent_id=agent,
-        session_id=session, metadata=META, source_ids=[episode],
+        f"deploy service {marker}".strip(),
+        ["build the wheel", "push to the registry", "tag the release"],
+        description="how we ship",
+        trigger_tags=["ops", "release"],
+        user_id=user,
+        agent_id=agent,
+        session_id=session,
+        metadata=META,
+        source_ids=[episode],
     )
     for ok in (True, True, True, False):  # four runs: promoted from draft to active
         mem.record_outcome(procedure.id, ok)
     learning = mem.learn(
-        f"Always run the test suite before tagging a release {marker}".strip(), title="tests first",
-        learning_type="success_pattern", applicability=["release", "ci"], confidence=0.55,
-        evidence=[episode], user_id=user, agent_id=agent, session_id=session, metadata=META,
+        f"Always run the test suite before tagging a release {marker}".strip(),
+        title="tests first",
+        learning_type="success_pattern",
+        applicability=["release", "ci"],
+        confidence=0.55,
+        evidence=[episode],
+        user_id=user,
+        agent_id=agent,
+        session_id=session,
+        metadata=META,
     )
     mem.validate_learning(learning.id, True)
     mem.validate_learning(learning.id, False)
     intention = mem.intend(
-        f"remind Ana about the tax deadline {marker}".strip(), ["tax", "deadline"], action="send a reminder",
-        priority=0.8, user_id=user, agent_id=agent, session_id=session, metadata=META,
+        f"remind Ana about the tax deadline {marker}".strip(),
+        ["tax", "deadline"],
+        action="send a reminder",
+        priority=0.8,
+        user_id=user,
+        agent_id=agent,
+        session_id=session,
+        metadata=META,
     )
     # Reinforce some of them so retention state differs from the initial one.
     mem.remember("Ana concise answers packaging", user_id=user, k=2)
     mem.remember("deploy service release", user_id=user, k=1, memory_types=["procedural"])
     return {
-        "episodic": episode, "semantic": fact.id, "procedural": procedure.id, "learning": learning.id,
+        "episodic": episode,
+        "semantic": fact.id,
+        "procedural": procedure.id,
+        "learning": learning.id,
         "prospective": intention.id,
     }
 

@@ -15,9 +15,7 @@ def _public_methods() -> list[str]:
     return [
         n
         for n, v in vars(Memory).items()
-        if (inspect.isfunction(v)
-        and not n.startswith("_")
-        and not n.startswith("a"))
+        if (inspect.isfunction(v) and not n.startswith("_") and not n.startswith("a"))
         or n in ("add_procedure", "assert_fact")
     ]
 

@@ -69,8 +69,9 @@ def chroma_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[C
         monkeypatch.setenv(var, f"{HOST},localhost")
     cli = _chroma_cli()
     if cli is None:
-        pytest.skip(f"the chroma CLI (shipped with the chromadb package) is not installed next to "
-                    f"{sys.executable}")
+        pytest.skip(
+            f"the chroma CLI (shipped with the chromadb package) is not installed next to {sys.executable}"
+        )
     log = tmp_path / "chroma-server.log"
     proc: subprocess.Popen[bytes] | None = None
     with open(log, "wb") as log_file:
@@ -78,9 +79,19 @@ def chroma_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[C
             for _attempt in range(3):  # a port picked free can be taken before the server binds it
                 port = _free_port()
                 proc = subprocess.Popen(
-                    [str(cli), "run", "--path", str(tmp_path / "chroma-data"), "--host", HOST,
-                     "--port", str(port)],
-                    stdout=log_file, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                    [
+                        str(cli),
+                        "run",
+                        "--path",
+                        str(tmp_path / "chroma-data"),
+                        "--host",
+                        HOST,
+                        "--port",
+                        str(port),
+                    ],
+                    stdout=log_file,
+                    stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL,
                 )
                 deadline = time.monotonic() + 60
                 while time.monotonic() < deadline and proc.poll() is None and not _heartbeat(port):
@@ -91,7 +102,8 @@ def chroma_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[C
                 proc.wait(timeout=30)
             else:
                 raise AssertionError(
-                    f"chroma server did not answer its heartbeat:\n{log.read_text()[-3000:]}")
+                    f"chroma server did not answer its heartbeat:\n{log.read_text()[-3000:]}"
+                )
             yield ChromaServer(port, proc, log)
         finally:
             if proc is not None and proc.poll() is None:
@@ -103,12 +115,18 @@ def chroma_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[C
                     proc.wait(timeout=20)
 
 
-def test_observe_remember_assert_fact_and_forget_through_a_server(tmp_path: Path,
-                                                                  chroma_server: ChromaServer) -> None:
+def test_observe_remember_assert_fact_and_forget_through_a_server(
+    tmp_path: Path, chroma_server: ChromaServer
+) -> None:
     folder = tmp_path / "memory"
     with Memory(folder, embedder=HashingEmbedder(), config=chroma_server.config()) as mem:
-        ana = mem.observe("Ana prefers concise answers about packaging", user_id="ana", importance=1.0,
-                          metadata={"k": [1, "é"]}, tags=["pref"])
+        ana = mem.observe(
+            "Ana prefers concise answers about packaging",
+            user_id="ana",
+            importance=1.0,
+            metadata={"k": [1, "é"]},
+            tags=["pref"],
+        )
         bob = mem.observe("Bob is planting tomatoes this spring", user_id="bob", importance=1.0)
         assert ana is not None and bob is not None
         fact = mem.assert_fact("Ana", "lives in", "Lisbon", user_id="ana")
@@ -119,8 +137,9 @@ def test_observe_remember_assert_fact_and_forget_through_a_server(tmp_path: Path
         assert hits and hits[0].id == ana
         assert hits[0].metadata == {"k": [1, "é"]}
         assert bob not in [h.id for h in hits]  # scope is enforced by the server-side filter
-        assert [h.id for h in mem.remember("where does Ana live", user_id="ana", memory_types=["semantic"])] \
-            == [fact.id]
+        assert [
+            h.id for h in mem.remember("where does Ana live", user_id="ana", memory_types=["semantic"])
+        ] == [fact.id]
         assert [h.id for h in mem.remember("packaging", user_id="ana", tags=["pref"])] == [ana]
 
         assert mem.forget(bob) is True
@@ -167,12 +186,15 @@ def test_two_folders_on_one_server_do_not_see_each_other(tmp_path: Path, chroma_
         assert [r.id for r in a.remember("lives only in folder", user_id=ANY, k=10)] == [in_a]
         assert a.stats()["memories"] == 1
 
-    collections = [json.loads((f / "ucma.json").read_text("utf-8"))["collection"]
-                   for f in (folder_a, folder_b)]
+    collections = [
+        json.loads((f / "ucma.json").read_text("utf-8"))["collection"] for f in (folder_a, folder_b)
+    ]
     assert collections[0] != collections[1], "each folder needs its own Chroma collection"
     # Both open at once, writing side by side.
-    with Memory(folder_a, embedder=HashingEmbedder(), config=config) as a, \
-            Memory(folder_b, embedder=HashingEmbedder(), config=config) as b:
+    with (
+        Memory(folder_a, embedder=HashingEmbedder(), config=config) as a,
+        Memory(folder_b, embedder=HashingEmbedder(), config=config) as b,
+    ):
         a2 = a.observe("gamma also in a", user_id="u", importance=1.0)
         b2 = b.observe("gamma also in b", user_id="u", importance=1.0)
         assert {r.id for r in a.remember("gamma also", user_id="u", k=10)} <= {in_a, a2}

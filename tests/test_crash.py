@@ -128,13 +128,17 @@ class Ledger:
             self.gone.add(memory_id)
 
 
-def _run_writer(folder: Path, round_no: int, mode: str, every: int, seed: int,
-                delay: float) -> list[dict[str, Any]]:
+def _run_writer(
+    folder: Path, round_no: int, mode: str, every: int, seed: int, delay: float
+) -> list[dict[str, Any]]:
     """Start a writer, let it write for ``delay`` seconds after it is ready, SIGKILL it and
     return the complete lines it printed."""
     proc = subprocess.Popen(
         [sys.executable, "-c", PRELUDE + WRITER, str(folder), str(round_no), mode, str(every), str(seed)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO, env=child_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=REPO,
+        env=child_env(),
     )
     assert proc.stdout is not None and proc.stderr is not None
     raw = b""
@@ -207,8 +211,10 @@ def test_acknowledged_writes_survive_sigkill(tmp_path: Path) -> None:
         verifier_note = f"written by the verifier after round {round_no}"
         (out,) = run_child(VERIFY, folder, expected_path, "close" if round_no % 2 else "kill", verifier_note)
 
-        where = (f"seed {seed} round {round_no} ({mode}, snapshot_every={every}, kill after {delay:.2f}s, "
-                 f"{len(acked)} acked)")
+        where = (
+            f"seed {seed} round {round_no} ({mode}, snapshot_every={every}, kill after {delay:.2f}s, "
+            f"{len(acked)} acked)"
+        )
         print(where)
         assert out["missing"] == [], f"{where}: acknowledged memories lost"
         assert out["wrong"] == [], f"{where}: content changed"

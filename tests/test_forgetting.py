@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from datetime import timedelta
 
 import pytest
@@ -27,7 +28,7 @@ def test_unused_memories_fade_and_go_while_used_ones_survive(mem: Memory, clock)
     for _ in range(6):  # spaced reviews: every 4 days for 24 days
         clock.advance(days=4)
         assert used in [h.id for h in mem.remember("Ana's train platform", user_id="ana", k=1)]
-    clock.advance(days=10)
+    clock.advance(days=50)  # unused: R = exp(-74/16); used: stability grew with each spaced review
     preview = mem.prune(dry_run=True)
     assert unused in preview.forgotten and used not in preview.forgotten
     assert mem.get(unused) is not None  # dry run changed nothing
@@ -59,8 +60,10 @@ def test_protected_memories_never_go(mem: Memory, clock) -> None:
 def test_fact_threshold_scales_with_confidence(mem: Memory, clock) -> None:
     sure = mem.assert_fact("Ana", "was born in", "Porto", confidence=1.0, importance=0.3)
     doubt = mem.assert_fact("Ana", "might like", "opera", confidence=0.1, importance=0.3)
-    # retention after t days with S = 1 + 2*0.3 = 1.6: exp(-t/1.6); base threshold 0.1
-    clock.advance(days=3.2)  # R = 0.135: above 0.1*0.5 and below 0.1*1.4
+    # both start with the same stability S; after S * ln(10) days retention is 0.1, between the
+    # confident fact's threshold (0.1 * 0.5) and the doubtful one's (0.1 * 1.4)
+    assert sure.stability == doubt.stability
+    clock.advance(days=sure.stability * math.log(10))
     gone = mem.prune().forgotten
     assert doubt.id in gone and sure.id not in gone
 
@@ -89,7 +92,7 @@ def test_hard_ttl_expires_old_memories_regardless_of_protection(mem: Memory, clo
 def test_prune_respects_user_scope(mem: Memory, clock) -> None:
     a = mem.observe("Ana's note about lunch", user_id="ana", importance=0.3)
     b = mem.observe("Bob's note about lunch", user_id="bob", importance=0.3)
-    clock.advance(days=30)
+    clock.advance(days=60)
     assert mem.prune(user_id="bob").forgotten == (b,)
     assert mem.get(a) is not None
 
@@ -103,8 +106,9 @@ def test_prune_respects_user_scope(mem: Memory, clock) -> None:
     pagerank=st.floats(0, 1),
     confidence=st.floats(0, 1),
 )
-def test_forgetting_never_removes_protected_memories(kind, stability, idle_days, importance, pagerank,
-                                                     confidence) -> None:
+def test_forgetting_never_removes_protected_memories(
+    kind, stability, idle_days, importance, pagerank, confidence
+) -> None:
     protected_cases = [
         _attrs(memory_type="procedural", status="active", success_rate=0.51 + 0.49 * confidence),
         _attrs(memory_type="learning", validated=True),
@@ -116,8 +120,12 @@ def test_forgetting_never_removes_protected_memories(kind, stability, idle_days,
         attrs.update(stability=stability, last_access=0.0)
         assert verdict(attrs, pagerank=pagerank, now=idle_days * 86_400, config=CFG) != "forget"
     central = _attrs(memory_type=kind, stability=stability, importance=importance)
-    assert verdict(central, pagerank=max(pagerank * 10, CFG.pagerank_protection), now=idle_days * 86_400,
-                   config=CFG) != "forget"
+    assert (
+        verdict(
+            central, pagerank=max(pagerank * 10, CFG.pagerank_protection), now=idle_days * 86_400, config=CFG
+        )
+        != "forget"
+    )
 
 
 def test_config_validation() -> None:

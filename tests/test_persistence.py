@@ -194,8 +194,9 @@ def test_metadata_comes_back_unchanged(folder: Path) -> None:
     written: dict[str, Any] = {}
     with Memory(folder, embedder=HashingEmbedder()) as mem:
         for n, meta in enumerate(METADATAS):
-            memory_id = mem.observe(f"metadata case number {n} marmalade", user_id="m", importance=1.0,
-                                    metadata=meta)
+            memory_id = mem.observe(
+                f"metadata case number {n} marmalade", user_id="m", importance=1.0, metadata=meta
+            )
             assert memory_id is not None
             written[memory_id] = {} if meta is None else meta
         fact = mem.assert_fact("marmalade", "is made of", "oranges", user_id="m", metadata=METADATAS[5])
@@ -227,11 +228,16 @@ def test_float_fields_come_back_bit_exact(folder: Path) -> None:
         episode = mem.observe("the electricity bill arrived", importance=importance, timestamp=timestamp)
         assert episode is not None
         assert mem.get(intention.id).priority == priority  # type: ignore[union-attr]
-    (out,) = run_child("""
+    (out,) = run_child(
+        """
 mem = Memory(sys.argv[1], embedder=HashingEmbedder())
 emit([record_dict(mem.get(sys.argv[2])), record_dict(mem.get(sys.argv[3]))])
 mem.close()
-""", folder, intention.id, episode)
+""",
+        folder,
+        intention.id,
+        episode,
+    )
     stored_intention, stored_episode = out
     assert stored_intention["priority"] == priority
     assert stored_episode["importance"] == importance
@@ -241,6 +247,7 @@ mem.close()
 # ---------------------------------------------------------------------------------------------
 # Journal: compaction, replay, torn lines
 # ---------------------------------------------------------------------------------------------
+
 
 def test_journal_is_compacted_into_the_snapshot_on_close(folder: Path) -> None:
     mem = Memory(folder, embedder=HashingEmbedder())
@@ -259,11 +266,15 @@ def test_journal_is_compacted_into_the_snapshot_on_close(folder: Path) -> None:
         for key in ("access_count", "stability", "last_access"):
             assert nodes[memory_id][key] == expected[kind][key]
 
-    (out,) = run_child("""
+    (out,) = run_child(
+        """
 mem = Memory(sys.argv[1], embedder=HashingEmbedder())
 emit(records_of(mem, json.loads(sys.argv[2])))
 os._exit(0)
-""", folder, json.dumps(ids))
+""",
+        folder,
+        json.dumps(ids),
+    )
     assert out == expected
 
 
@@ -284,8 +295,9 @@ def killed_template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dic
 
 
 @pytest.fixture
-def killed(killed_template: tuple[Path, dict[str, str], dict[str, Any]],
-           tmp_path: Path) -> tuple[Path, dict[str, str], dict[str, Any]]:
+def killed(
+    killed_template: tuple[Path, dict[str, str], dict[str, Any]], tmp_path: Path
+) -> tuple[Path, dict[str, str], dict[str, Any]]:
     template, ids, records = killed_template
     folder = tmp_path / "memory"
     shutil.copytree(template, folder)
@@ -316,9 +328,11 @@ TORN_TAILS: dict[str, Callable[[list[bytes], dict[str, str]], bytes]] = {
     "garbage_without_newline": lambda lines, ids: b"#!garbage{{ not json at all",
     "half_a_json_line": lambda lines, ids: lines[-1][: len(lines[-1]) // 2],
     "half_a_line_cut_inside_utf8": lambda lines, ids: (
-        b'{"op":"n","id":"' + ids["episodic"].encode() + b'","a":{"summary":"caf\xc3'),
+        b'{"op":"n","id":"' + ids["episodic"].encode() + b'","a":{"summary":"caf\xc3'
+    ),
     "complete_json_without_newline": lambda lines, ids: json.dumps(
-        {"op": "n", "id": ids["episodic"], "a": {"access_count": 999}, "seq": 10**9}).encode(),
+        {"op": "n", "id": ids["episodic"], "a": {"access_count": 999}, "seq": 10**9}
+    ).encode(),
     "garbled_last_line_with_newline": lambda lines, ids: b'{"op": "n", "id": \n',
     "invalid_utf8_last_line_with_newline": lambda lines, ids: b"\x80\x81\xfe torn \xc3\n",
 }
@@ -442,14 +456,20 @@ mem.close()
 
 
 def test_lock_timeout_waits_for_the_holder_to_close(folder: Path) -> None:
-    proc = subprocess.Popen([sys.executable, "-c", PRELUDE + HOLDER, str(folder), "1.5"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
-                            env=child_env())
+    proc = subprocess.Popen(
+        [sys.executable, "-c", PRELUDE + HOLDER, str(folder), "1.5"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+        env=child_env(),
+    )
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()
-        assert line.startswith("@@RESULT "), \
+        assert line.startswith("@@RESULT "), (
             f"holder failed: {line!r} {proc.stderr.read() if proc.stderr else ''}"
+        )
         held_id = json.loads(line.split(" ", 1)[1])
         with pytest.raises(MemoryLockedError):
             Memory(folder, embedder=HashingEmbedder())
@@ -473,8 +493,12 @@ def test_lock_timeout_waits_for_the_holder_to_close(folder: Path) -> None:
 # Manifest and corrupt files
 # ---------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("wrong", [HashingEmbedder(128), HashingEmbedder(256, name="other-embedder")],
-                         ids=["other_dimension", "other_name"])
+
+@pytest.mark.parametrize(
+    "wrong",
+    [HashingEmbedder(128), HashingEmbedder(256, name="other-embedder")],
+    ids=["other_dimension", "other_name"],
+)
 def test_other_embedder_is_refused_and_the_data_is_kept(folder: Path, wrong: HashingEmbedder) -> None:
     with Memory(folder, embedder=HashingEmbedder()) as mem:
         ids = write_all_types(mem)
@@ -484,13 +508,18 @@ def test_other_embedder_is_refused_and_the_data_is_kept(folder: Path, wrong: Has
     with pytest.raises(EmbedderMismatchError) as info:
         Memory(folder, embedder=wrong)
     assert isinstance(info.value, ConfigurationError)
-    out = run_child("""
+    out = run_child(
+        """
 try:
     Memory(sys.argv[1], embedder=HashingEmbedder(int(sys.argv[2]), name=sys.argv[3]))
     emit("opened")
 except UCMAError as e:
     emit(type(e).__name__)
-""", folder, wrong.dimension, wrong.name)
+""",
+        folder,
+        wrong.dimension,
+        wrong.name,
+    )
     assert out == ["EmbedderMismatchError"]
 
     after = {k: v for k, v in folder_files(folder).items() if k != "LOCK"}
@@ -619,8 +648,11 @@ def test_reconcile_restores_nodes_that_only_chroma_has(folder: Path, lost: str) 
         (folder / JOURNAL).unlink()
     if lost != "journal":
         (folder / SNAPSHOT).unlink()
-    restored = {"journal": ["e3", "f2"], "journal_and_snapshot": ["e1", "e2", "e3", "f1", "f2"],
-                "snapshot": ["e1", "e2", "f1"]}[lost]
+    restored = {
+        "journal": ["e3", "f2"],
+        "journal_and_snapshot": ["e1", "e2", "e3", "f1", "f2"],
+        "snapshot": ["e1", "e2", "f1"],
+    }[lost]
 
     with Memory(folder, embedder=HashingEmbedder()) as mem:
         for key, memory_id in ids.items():
@@ -628,8 +660,10 @@ def test_reconcile_restores_nodes_that_only_chroma_has(folder: Path, lost: str) 
             assert record is not None, f"{key} was not restored"
             if key in restored:
                 # Rebuilt from Chroma: its first values.
-                assert _nearly(_without(record, RETENTION), _without(written[key], RETENTION)), \
-                    (record, written[key])
+                assert _nearly(_without(record, RETENTION), _without(written[key], RETENTION)), (
+                    record,
+                    written[key],
+                )
                 if key in ("e3", "f2"):  # never reinforced, so entirely as written
                     assert _nearly(record, written[key]), (record, written[key])
             else:
@@ -657,19 +691,27 @@ def test_reconcile_drops_graph_nodes_that_chroma_lacks(folder: Path) -> None:
     from chromadb.config import Settings
 
     with Memory(folder, embedder=HashingEmbedder()) as mem:
-        e1 = mem.observe("orphan test one: boil water", user_id="u", session_id="tea", importance=1.0,
-                         timestamp=10.0)
-        e2 = mem.observe("orphan test two: add the leaves", user_id="u", session_id="tea", importance=1.0,
-                         timestamp=20.0)
-        e3 = mem.observe("orphan test three: wait four minutes", user_id="u", session_id="tea",
-                         importance=1.0, timestamp=30.0)
+        e1 = mem.observe(
+            "orphan test one: boil water", user_id="u", session_id="tea", importance=1.0, timestamp=10.0
+        )
+        e2 = mem.observe(
+            "orphan test two: add the leaves", user_id="u", session_id="tea", importance=1.0, timestamp=20.0
+        )
+        e3 = mem.observe(
+            "orphan test three: wait four minutes",
+            user_id="u",
+            session_id="tea",
+            importance=1.0,
+            timestamp=30.0,
+        )
         fact = mem.assert_fact("green tea", "steeps at", "80 degrees", user_id="u").id
         assert _followed_by(mem, e1) == [e2]
 
     # Chroma loses e2 and the fact, as after a crash between Chroma's delete and the graph's.
     collection = json.loads((folder / "ucma.json").read_text("utf-8"))["collection"]
-    client = chromadb.PersistentClient(path=str(folder / "chroma"),
-                                       settings=Settings(anonymized_telemetry=False, allow_reset=False))
+    client = chromadb.PersistentClient(
+        path=str(folder / "chroma"), settings=Settings(anonymized_telemetry=False, allow_reset=False)
+    )
     client.get_collection(collection).delete(ids=[e2, fact])
 
     with Memory(folder, embedder=HashingEmbedder()) as mem:
@@ -689,10 +731,24 @@ def test_reconcile_drops_graph_nodes_that_chroma_lacks(folder: Path) -> None:
 # ---------------------------------------------------------------------------------------------
 
 #: Unique words only Ana's memories contain.
-ANA_WORDS = {name: f"qzvxkw{name}" for name in (
-    "episode", "meta", "subject", "object", "procname", "step", "description", "insight", "title",
-    "intention", "trigger", "action", "bulk",
-)}
+ANA_WORDS = {
+    name: f"qzvxkw{name}"
+    for name in (
+        "episode",
+        "meta",
+        "subject",
+        "object",
+        "procname",
+        "step",
+        "description",
+        "insight",
+        "title",
+        "intention",
+        "trigger",
+        "action",
+        "bulk",
+    )
+}
 
 
 def _files_containing(folder: Path, words: list[str]) -> dict[str, list[str]]:
@@ -728,17 +784,38 @@ def test_forget_user_erases_their_text_from_every_file(folder: Path) -> None:
     ana: list[str] = []
     with Memory(folder, embedder=HashingEmbedder()) as mem:
         for i in range(25):
-            ana_id = mem.observe(f"Ana note {i}: {w['bulk']} {w['episode']} secret plans", user_id="ana",
-                                 session_id="a1", importance=1.0, metadata={"note": w["meta"], "n": i})
-            bob_id = mem.observe(f"Bob note {i}: the garden needs watering on day {i}", user_id="bob",
-                                 session_id="b1", importance=1.0, metadata={"note": f"bob {i}"})
+            ana_id = mem.observe(
+                f"Ana note {i}: {w['bulk']} {w['episode']} secret plans",
+                user_id="ana",
+                session_id="a1",
+                importance=1.0,
+                metadata={"note": w["meta"], "n": i},
+            )
+            bob_id = mem.observe(
+                f"Bob note {i}: the garden needs watering on day {i}",
+                user_id="bob",
+                session_id="b1",
+                importance=1.0,
+                metadata={"note": f"bob {i}"},
+            )
             assert ana_id is not None and bob_id is not None
             ana.append(ana_id)
             bob[bob_id] = f"Bob note {i}: the garden needs watering on day {i}"
-        ana.append(mem.assert_fact(w["subject"], "likes", w["object"], user_id="ana",
-                                   source_ids=[ana[0]], metadata={"why": w["meta"]}).id)
-        ana.append(mem.add_procedure(w["procname"], [w["step"], "second step"], description=w["description"],
-                                     user_id="ana").id)
+        ana.append(
+            mem.assert_fact(
+                w["subject"],
+                "likes",
+                w["object"],
+                user_id="ana",
+                source_ids=[ana[0]],
+                metadata={"why": w["meta"]},
+            ).id
+        )
+        ana.append(
+            mem.add_procedure(
+                w["procname"], [w["step"], "second step"], description=w["description"], user_id="ana"
+            ).id
+        )
         ana.append(mem.learn(w["insight"], title=w["title"], user_id="ana").id)
         ana.append(mem.intend(w["intention"], [w["trigger"]], action=w["action"], user_id="ana").id)
         bob_fact = mem.assert_fact("Bob", "likes", "gardening", user_id="bob")
@@ -766,8 +843,13 @@ def test_forget_user_erases_their_tags_and_participants(folder: Path) -> None:
     are the user's text as much as the content is."""
     words = ["qzvxkwtag", "qzvxkwtrigtag", "qzvxkwapplies", "qzvxkwperson"]
     with Memory(folder, embedder=HashingEmbedder()) as mem:
-        mem.observe("Ana met someone about the project", user_id="ana", importance=1.0,
-                    tags=["qzvxkwtag"], participants=["Qzvxkwperson"])
+        mem.observe(
+            "Ana met someone about the project",
+            user_id="ana",
+            importance=1.0,
+            tags=["qzvxkwtag"],
+            participants=["Qzvxkwperson"],
+        )
         mem.add_procedure("ana routine", ["do it"], trigger_tags=["qzvxkwtrigtag"], user_id="ana")
         mem.learn("ana lesson", applicability=["qzvxkwapplies"], user_id="ana")
         keep = mem.observe("Bob keeps this", user_id="bob", importance=1.0, tags=["garden"])
@@ -824,8 +906,9 @@ def test_small_snapshot_every_compacts_during_writes(folder: Path, every: int) -
         for before, after in itertools.pairwise(episodes):
             assert _followed_by(mem, before) == [after]
         _consistent(mem)
-        extra = mem.observe("one more after reopening", user_id="u", session_id="s", importance=1.0,
-                            timestamp=2_000.0)
+        extra = mem.observe(
+            "one more after reopening", user_id="u", session_id="s", importance=1.0, timestamp=2_000.0
+        )
         mem.remember("snapshot item topic", user_id="u", k=4)
         records = {i: record_dict(mem.get(i)) for i in [*ids, extra]}
     assert (folder / JOURNAL).read_bytes() == b""

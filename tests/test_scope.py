@@ -16,7 +16,9 @@ USERS = ["ana", "bob", "cy", None]
 WORDS = ["garden", "bike", "jazz", "tea", "Porto", "deadline", "python", "dog", "flight", "piano"]
 
 # diversification off, so every in-scope memory can come back and be counted
-NO_DEDUP = MemoryConfig(importance_threshold=0.0, fusion=FusionConfig(mmr_lambda=1.0, duplicate_similarity=1.0))
+NO_DEDUP = MemoryConfig(
+    importance_threshold=0.0, fusion=FusionConfig(mmr_lambda=1.0, duplicate_similarity=1.0)
+)
 observation = st.tuples(st.sampled_from(USERS), st.lists(st.sampled_from(WORDS), min_size=2, max_size=6))
 
 

@@ -55,14 +55,14 @@ class ChromaConfig:
 class RetentionConfig:
     """Ebbinghaus retention: R = exp(-t / S), t and S in days."""
 
-    initial_stability_days: float = 1.0
+    initial_stability_days: float = 7.0
     #: Stability added per reinforcement, multiplied by the spacing factor.
     stability_boost: float = 0.5
     #: Cap on the spacing factor (days since last review) so one late review cannot
     #: make a memory permanent.
     max_spacing_factor: float = 30.0
     #: Importance adds ``importance * importance_stability_bonus`` days of initial stability.
-    importance_stability_bonus: float = 2.0
+    importance_stability_bonus: float = 30.0
 
     def __post_init__(self) -> None:
         _require(self.initial_stability_days > 0, "initial_stability_days must be > 0")
@@ -75,9 +75,9 @@ class RetentionConfig:
 class RankingConfig:
     """Weights of the multi-factor rank (relevance, importance, recency, retention)."""
 
-    relevance: float = 0.55
+    relevance: float = 0.85
     importance: float = 0.15
-    recency: float = 0.15
+    recency: float = 0.05
     retention: float = 0.15
     recency_half_life_days: float = 7.0
     #: Score multiplier for generated memories (assistant, system, consolidation output),
@@ -105,12 +105,12 @@ class FusionConfig:
     """
 
     dense: float = 1.0
-    keyword: float = 1.0
+    keyword: float = 0.5
     entity: float = 0.4
-    time: float = 0.6
-    speaker: float = 0.3
+    time: float = 1.5
+    speaker: float = 0.6
     kind: float = 0.4
-    graph: float = 0.2
+    graph: float = 0.1
     #: Candidates each source contributes per requested result (at least ``min_candidates``).
     candidates_per_result: int = 4
     min_candidates: int = 30

@@ -277,16 +277,16 @@ class SleepCycle:
                 [texts[i] for i in ids], speakers=[self._speaker(attrs_by_id[i]) for i in ids]
             )
             pairs = self._rival_pairs(ids, found, attrs_by_id)
-            verdicts = self._provider.conflicts([p for p, _ in pairs]) if pairs else []
-            contradicted = {
-                (owner, rival) for (_, (owner, rival)), hit in zip(pairs, verdicts, strict=True) if hit
-            }
+            verdicts = (
+                dict(zip(pairs, self._provider.conflicts(list(pairs.values())), strict=True)) if pairs else {}
+            )
             with self._lock, self._ctx.backend.graph.batch():
                 for memory_id, facts in zip(ids, found, strict=True):
                     attrs = self._ctx.backend.graph.node(memory_id)
                     if attrs is None:
                         continue
-                    for n, fact in enumerate(facts):
+                    at = float(attrs["timestamp"])
+                    for fact in facts:
                         stored = self._s.semantic.assert_fact(
                             subject=fact.subject,
                             predicate=fact.predicate,
@@ -296,7 +296,7 @@ class SleepCycle:
                             agent_id=attrs.get("agent_id"),
                             session_id=attrs.get("session_id"),
                             source_ids=[memory_id],
-                            valid_from=float(attrs["timestamp"]),
+                            valid_from=at,
                             importance=max(0.5, float(attrs["importance"])),
                             source=str(attrs.get("source")),
                             metadata={},
@@ -304,40 +304,49 @@ class SleepCycle:
                             exclusive=False,
                         )
                         report.count("extract", "facts")
-                        for owner, rival in contradicted:
-                            if (
-                                owner == (memory_id, n)
-                                and rival != stored.id
-                                and self._ctx.backend.graph.node(rival) is not None
+                        for rival in self._s.semantic.rivals(stored.id):
+                            rattrs = self._ctx.backend.graph.node(rival)
+                            if rattrs is None or float(rattrs["valid_from"]) > at:
+                                continue
+                            if verdicts.get(
+                                _pair_key(
+                                    rattrs["subject"], rattrs["predicate"], rattrs["object"], fact.object
+                                )
                             ):
-                                self._s.semantic.supersede(rival, stored.id, float(attrs["timestamp"]))
+                                self._s.semantic.supersede(rival, stored.id, at)
                                 report.count("extract", "superseded")
                     self._ctx.backend.set_state(memory_id, facts_done=True)
                     report.count("extract", "episodes")
 
     def _rival_pairs(
         self, ids: list[str], found: list[list[ExtractedFact]], attrs_by_id: dict[str, dict[str, Any]]
-    ) -> list[tuple[tuple[ExtractedFact, ExtractedFact], tuple[tuple[str, int], str]]]:
-        """(older fact, new fact) pairs with the same subject and predicate, for the conflict judge."""
-        pairs = []
+    ) -> dict[tuple[str, str, str, str], tuple[ExtractedFact, ExtractedFact]]:
+        """(older, newer) pairs with the same subject and predicate and another object, for the
+        conflict judge: older ones stored already or extracted earlier in this batch."""
+        pairs: dict[tuple[str, str, str, str], tuple[ExtractedFact, ExtractedFact]] = {}
         graph = self._ctx.backend.graph
+        earlier: dict[tuple[Any, Any, str, str], list[ExtractedFact]] = defaultdict(list)
         with self._lock:
             for memory_id, facts in zip(ids, found, strict=True):
                 attrs = attrs_by_id[memory_id]
-                for n, fact in enumerate(facts):
-                    ids_about = self._s.semantic.facts_about(
-                        fact.subject, attrs.get("user_id"), attrs.get("agent_id"), role="subject"
-                    )
-                    for rival in ids_about:
+                scope = (attrs.get("user_id"), attrs.get("agent_id"))
+                for fact in facts:
+                    olds = list(earlier[(*scope, normalise(fact.subject), normalise(fact.predicate))])
+                    for rival in self._s.semantic.facts_about(fact.subject, *scope, role="subject"):
                         r = graph.node(rival)
-                        if (
-                            r is None
-                            or normalise(r["predicate"]) != normalise(fact.predicate)
-                            or normalise(r["object"]) == normalise(fact.object)
-                        ):
-                            continue
-                        old = ExtractedFact(r["subject"], r["predicate"], r["object"], float(r["confidence"]))
-                        pairs.append(((old, fact), ((memory_id, n), rival)))
+                        if r is not None and normalise(r["predicate"]) == normalise(fact.predicate):
+                            olds.append(
+                                ExtractedFact(
+                                    r["subject"], r["predicate"], r["object"], float(r["confidence"])
+                                )
+                            )
+                    for old in olds:
+                        if normalise(old.object) != normalise(fact.object):
+                            pairs[_pair_key(old.subject, old.predicate, old.object, fact.object)] = (
+                                old,
+                                fact,
+                            )
+                    earlier[(*scope, normalise(fact.subject), normalise(fact.predicate))].append(fact)
         return pairs
 
     # ------------------------------------------------------------------ 4. patterns
@@ -562,3 +571,7 @@ class SleepCycle:
             report.count("prune", "forgotten", self._forget_faded(now))
         except UCMAError as e:  # storage trouble ends the phase; the next cycle retries
             report.errors.append(f"prune: {e}")
+
+
+def _pair_key(subject: str, predicate: str, old_object: str, new_object: str) -> tuple[str, str, str, str]:
+    return (normalise(subject), normalise(predicate), normalise(old_object), normalise(new_object))

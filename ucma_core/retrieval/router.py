@@ -90,7 +90,7 @@ _TIME_PHRASES = re.compile(
     + r" "
     + _UNIT
     + r" ago"
-    + r"|today|yesterday|tonight|last night|this (?:morning|afternoon|evening)|recently|lately|these days"
+    + r"|today|yesterday|tonight|last night|this (?:morning|afternoon|evening)|recently|lately"
     + r"|(?:on |last )?(?:"
     + _WEEKDAY_RE
     + r")"
@@ -163,7 +163,7 @@ def _time_range(q: str, now: float, tz: tzinfo) -> tuple[tuple[float, float] | N
         start = datetime(year, 1, 1, tzinfo=tz).timestamp()
         end = datetime(year + 1, 1, 1, tzinfo=tz).timestamp() - 1e-3
         return (start, min(end, now)), f"{which} year"
-    if re.search(r"\b(?:recently|lately|these days)\b", q):
+    if re.search(r"\b(?:recently|lately)\b", q):
         return (now - 14 * _DAY, now), "recently"
     if m := re.search(r"\b(?:on|last) (" + _WEEKDAY_RE + r")\b", q):
         delta = (today.weekday() - _WEEKDAYS[m.group(1)]) % 7 or 7

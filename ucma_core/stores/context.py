@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+import secrets
+import threading
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,7 +14,20 @@ from ucma_core.dynamics.retention import initial_stability, reinforced_stability
 from ucma_core.protocols import Clock, Embedder
 from ucma_core.storage.backend import Backend
 
-__all__ = ["StoreContext", "stable_id"]
+__all__ = ["StoreContext", "new_id", "stable_id"]
+
+_last_tick = 0
+_tick_lock = threading.Lock()
+
+
+def new_id() -> str:
+    """A fresh 32-hex-digit id that sorts in creation order (nanosecond tick + randomness),
+    so memories with equal timestamps keep the order they were written in."""
+    global _last_tick
+    with _tick_lock:
+        _last_tick = max(_last_tick + 1, time.time_ns())
+        tick = _last_tick
+    return f"{tick:016x}{secrets.token_hex(8)}"
 
 
 def stable_id(*parts: str | None) -> str:

@@ -10,14 +10,13 @@ chains are rebuilt from the graph when the folder is opened.
 from __future__ import annotations
 
 import bisect
-import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ucma_core.graph.memory_graph import EdgeType
 from ucma_core.records import Episode, MemoryType, Tier
-from ucma_core.stores.context import StoreContext
+from ucma_core.stores.context import StoreContext, new_id
 
 __all__ = ["EpisodeDraft", "EpisodicStore"]
 
@@ -80,7 +79,7 @@ class EpisodicStore:
         now = self._ctx.now()
         episodes = [
             Episode(
-                id=uuid.uuid4().hex,
+                id=new_id(),
                 memory_type=MemoryType.EPISODIC,
                 content=d.content,
                 timestamp=d.timestamp,

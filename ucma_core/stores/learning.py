@@ -7,13 +7,12 @@ lesson and only a few failures to stop trusting it.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Sequence
 from typing import Any
 
 from ucma_core.graph.memory_graph import EdgeType
 from ucma_core.records import Learning, LearningType, MemoryType
-from ucma_core.stores.context import StoreContext
+from ucma_core.stores.context import StoreContext, new_id
 
 __all__ = ["FAILURE_PENALTY", "SUCCESS_REWARD", "LearningStore", "validated_confidence"]
 
@@ -51,7 +50,7 @@ class LearningStore:
         graph = ctx.backend.graph
         now = ctx.now()
         learning = Learning(
-            id=uuid.uuid4().hex,
+            id=new_id(),
             memory_type=MemoryType.LEARNING,
             content=f"{title}: {insight}" if title else insight,
             timestamp=now,

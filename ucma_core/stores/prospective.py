@@ -9,12 +9,11 @@ the application acts on it and marks it ``resolved``.
 from __future__ import annotations
 
 import re
-import uuid
 from typing import Any
 
 from ucma_core.graph.memory_graph import EdgeType
 from ucma_core.records import Intention, IntentionStatus, MemoryType
-from ucma_core.stores.context import StoreContext
+from ucma_core.stores.context import StoreContext, new_id
 
 __all__ = ["ProspectiveStore", "trigger_matches"]
 
@@ -54,7 +53,7 @@ class ProspectiveStore:
         ctx = self._ctx
         now = ctx.now()
         intention = Intention(
-            id=uuid.uuid4().hex,
+            id=new_id(),
             memory_type=MemoryType.PROSPECTIVE,
             content=description if not action else f"{description} (then: {action})",
             timestamp=now,

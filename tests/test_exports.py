@@ -14,9 +14,14 @@ def test_core_public_names() -> None:
     assert ucma_core.__all__ == [
         "ANY",
         "ChromaConfig",
+        "ConsolidationConfig",
+        "ConsolidationReport",
         "EdgeType",
         "Episode",
         "Fact",
+        "ForgettingConfig",
+        "ForgettingReport",
+        "FusionConfig",
         "GraphConfig",
         "Intention",
         "IntentionStatus",
@@ -34,8 +39,18 @@ def test_core_public_names() -> None:
         "Source",
         "Tier",
         "UCMAError",
+        "WorkingItem",
+        "WorkingMemory",
+        "WorkingMemoryConfig",
     ]
     assert sorted(ucma_core.__all__) == ucma_core.__all__
+
+
+def test_providers_public_names() -> None:
+    import ucma_core.providers
+
+    assert sorted(ucma_core.providers.__all__) == ucma_core.providers.__all__
+    assert {"OfflineProvider", "OpenAIProvider", "Provider"} <= set(ucma_core.providers.__all__)
 
 
 def test_embedders_and_errors_public_names() -> None:

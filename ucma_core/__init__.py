@@ -3,7 +3,19 @@
 Framework-neutral: nothing here imports LangChain, LangGraph or LlamaIndex.
 """
 
-from ucma_core.config import ChromaConfig, GraphConfig, MemoryConfig, RankingConfig, RetentionConfig
+from ucma_core.config import (
+    ChromaConfig,
+    ConsolidationConfig,
+    ForgettingConfig,
+    FusionConfig,
+    GraphConfig,
+    MemoryConfig,
+    RankingConfig,
+    RetentionConfig,
+    WorkingMemoryConfig,
+)
+from ucma_core.dynamics.consolidation import ConsolidationReport
+from ucma_core.dynamics.forgetting import ForgettingReport
 from ucma_core.errors import UCMAError
 from ucma_core.graph.memory_graph import EdgeType
 from ucma_core.memory import Memory
@@ -23,13 +35,19 @@ from ucma_core.records import (
     Tier,
 )
 from ucma_core.scope import ANY
+from ucma_core.working_memory import WorkingItem, WorkingMemory
 
 __all__ = [
     "ANY",
     "ChromaConfig",
+    "ConsolidationConfig",
+    "ConsolidationReport",
     "EdgeType",
     "Episode",
     "Fact",
+    "ForgettingConfig",
+    "ForgettingReport",
+    "FusionConfig",
     "GraphConfig",
     "Intention",
     "IntentionStatus",
@@ -47,6 +65,9 @@ __all__ = [
     "Source",
     "Tier",
     "UCMAError",
+    "WorkingItem",
+    "WorkingMemory",
+    "WorkingMemoryConfig",
 ]
 
 __version__ = "0.1.0"

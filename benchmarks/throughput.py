@@ -3,7 +3,9 @@
 Run::
 
     python -m benchmarks.throughput [--sizes 1000,10000] [--embedder local|hashing]
-                                    [--queries 200] [--batch 256] [--out FILE.md] [--profile DIR]
+                                    [--queries 200] [--batch 256] [--out FILE.md] [--json FILE]
+                                    [--repeat R] [--single-cap 2000] [--single-preload]
+                                    [--phases single,bulk] [--profile DIR]
 
 Both sides get the same embedder instance type, the same deterministic texts and
 the same queries, and each (system, phase, size) runs in its own spawned process
@@ -21,7 +23,9 @@ so peak RSS figures do not mix:
 Phases, per size N and per system (each in a fresh process and a fresh folder):
 
 1. ``single``: one-by-one writes of the first ``min(N, --single-cap)`` items into
-   an empty store; per-op latency (mean, p50, p95).
+   an empty store (with ``--single-preload``: into a store first filled, untimed
+   and in bulk, with the other items, so the writes land in a store of about N);
+   per-op latency (mean, p50, p95, max) and process CPU time per op.
 2. ``bulk``: all N items in batches of ``--batch``, into another empty store;
    throughput in items/s. Then ``--queries`` queries (after 5 untimed warm-up
    queries) against those N items; per-query latency p50/p95.
@@ -30,6 +34,10 @@ The embedder is wrapped in a timer, so every figure is also given with the time
 spent inside the embedder subtracted ("excl. embed"): what remains is the cost of
 the store itself. Texts and queries are all distinct, so UCMA's embedding cache
 never answers in place of the embedder (the report states its hit count).
+With ``--repeat R`` every process runs R times (systems alternating) and the
+report gives medians. ``--profile DIR`` writes cProfile ``.pstats`` files of the
+timed parts (timings are then inflated). Peak RSS is ``ru_maxrss`` of the phase's
+own process; its *base* includes the generated texts, the same on both sides.
 """
 
 from __future__ import annotations
@@ -753,6 +761,12 @@ def worker(job: dict[str, Any]) -> dict[str, Any]:
         emb.elapsed, emb.texts = 0.0, 0
         if phase == "single":
             m = min(n, job["single_cap"])
+            if job.get("single_preload") and n > m:
+                # Untimed: fill the store with the other N - m items so the timed writes land in a
+                # store of about N items (graph snapshots, index sizes and the like at that scale).
+                for start in range(m, n, job["batch"]):
+                    side.add_many(items[start : start + job["batch"]])
+                out["rss_after_preload_mib"] = _peak_rss_mib()
             stats, _ = _timed_loop([(lambda it=it: side.add_one(it)) for it in items[:m]], emb, prof)
             out.update(
                 single=stats, single_count=m, embedded_texts=emb.texts, rss_peak_write_mib=_peak_rss_mib()
@@ -875,8 +889,13 @@ def render(results: dict[tuple[str, str, int], dict[str, Any]], args: argparse.N
         f"total wall time {wall:.0f} s"
     )
     lines.append(
-        f"- one-by-one writes: the first min(N, {args.single_cap}) items into an empty store; "
-        "bulk and queries: all N items into another empty store; each in its own process"
+        f"- one-by-one writes: the first min(N, {args.single_cap}) items, timed one at a time, into "
+        + (
+            "a store pre-filled (untimed, in bulk) with the other N - that many items; "
+            if args.single_preload
+            else "an empty store; "
+        )
+        + "bulk and queries: all N items into another empty store; each in its own process"
     )
     lines.append(
         "- *excl. embed*: the same measurement minus the time spent inside the embedder "
@@ -896,7 +915,7 @@ def render(results: dict[tuple[str, str, int], dict[str, Any]], args: argparse.N
         if c1 and u1:
             m = c1["single_count"]
             cs, us = c1["single"], u1["single"]
-            for stat in ("mean", "p50", "p95"):
+            for stat in ("mean", "p50", "p95", "max"):
                 lines.append(
                     _row(
                         n,
@@ -1031,6 +1050,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--batch", type=int, default=256, help="bulk batch size (both sides)")
     p.add_argument("--single-cap", type=int, default=2000, help="one-by-one writes timed on min(N, this)")
     p.add_argument(
+        "--single-preload",
+        action="store_true",
+        help="before the timed one-by-one writes, bulk-load (untimed) the other N - min(N, cap) items",
+    )
+    p.add_argument(
         "--repeat",
         type=int,
         default=1,
@@ -1067,6 +1091,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "queries": args.queries,
                         "batch": args.batch,
                         "single_cap": args.single_cap,
+                        "single_preload": args.single_preload,
                         "seed": args.seed,
                         "tmp": args.tmp,
                         "profile": str(Path(args.profile).resolve()) if args.profile else None,

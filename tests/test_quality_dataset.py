@@ -231,9 +231,9 @@ def test_rrf_fuses_rankings() -> None:
 def test_dense_baseline_filters_by_user(tmp_path: Path) -> None:
     pytest.importorskip("chromadb")
     from benchmarks.quality.baselines import DenseIndex
-    from benchmarks.quality.embedders import StandInHashingEmbedder
+    from ucma_core.embedders import HashingEmbedder
 
-    index = DenseIndex(StandInHashingEmbedder(64))
+    index = DenseIndex(HashingEmbedder(64))
     try:
         index.add(
             [

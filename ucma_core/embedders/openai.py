@@ -7,19 +7,16 @@ the SDK reads ``OPENAI_API_KEY`` itself, at that moment.
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-import threading
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
 from ucma_core.embedders.cache import check_int, check_texts, check_vectors
-from ucma_core.errors import ConfigurationError, DependencyMissingError, InvalidInputError, ProviderError
+from ucma_core.errors import ConfigurationError, ProviderError
+from ucma_core.openai_client import OpenAIClientOwner, import_openai
 
 __all__ = ["KNOWN_DIMENSIONS", "OpenAIEmbedder"]
 
-_INSTALL_HINT = "pip install 'ucma[openai]'"
 
 #: Native output sizes of OpenAI's embedding models.
 KNOWN_DIMENSIONS: Mapping[str, int] = MappingProxyType(
@@ -31,7 +28,7 @@ KNOWN_DIMENSIONS: Mapping[str, int] = MappingProxyType(
 )
 
 
-class OpenAIEmbedder:
+class OpenAIEmbedder(OpenAIClientOwner):
     """Embeds texts with an OpenAI embedding model.
 
     Args:
@@ -77,22 +74,11 @@ class OpenAIEmbedder:
             raise ConfigurationError("model must be a non-empty string such as 'text-embedding-3-small'")
         self._model = model
         self._dimension, self._send_dimensions = _resolve_dimension(model, dimension)
-        if client is not None and (api_key is not None or base_url is not None):
-            raise ConfigurationError("pass either client= or api_key=/base_url=, not both")
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
-            raise InvalidInputError(f"timeout must be a number of seconds > 0, got {timeout!r}")
-        check_int("max_retries", max_retries, 0, None)
         check_int("batch_size", batch_size, 1, 2048)
-        self._client = client
-        self._owns_client = client is None
-        self._client_options: dict[str, Any] = {
-            "api_key": api_key,
-            "base_url": base_url,
-            "timeout": float(timeout),
-            "max_retries": max_retries,
-        }
+        OpenAIClientOwner.__init__(
+            self, client=client, api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries
+        )
         self._batch_size = batch_size
-        self._lock = threading.Lock()
 
     @property
     def name(self) -> str:
@@ -111,21 +97,6 @@ class OpenAIEmbedder:
 
     def __repr__(self) -> str:
         return f"OpenAIEmbedder(model={self._model!r}, dimension={self._dimension})"
-
-    def close(self) -> None:
-        """Close the HTTP client if this embedder created it (a passed-in client is left open)."""
-        if not self._owns_client:
-            return
-        with self._lock:
-            client, self._client = self._client, None
-        if client is not None:
-            client.close()
-
-    def __enter__(self) -> OpenAIEmbedder:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         """Return one vector per text, in order, in batches of ``batch_size``.
@@ -146,7 +117,7 @@ class OpenAIEmbedder:
         items = check_texts(texts)
         if not items:
             return []
-        openai = _import_openai()
+        openai = import_openai("OpenAIEmbedder")
         client = self._get_client(openai)
         vectors: list[list[float]] = []
         for start in range(0, len(items), self._batch_size):
@@ -178,17 +149,6 @@ class OpenAIEmbedder:
             )
         return check_vectors(raw, count=len(batch), dimension=self._dimension, source=self.name)
 
-    def _get_client(self, openai: Any) -> Any:
-        with self._lock:
-            if self._client is None:
-                try:
-                    self._client = openai.OpenAI(**self._client_options)
-                except openai.OpenAIError as e:
-                    raise ConfigurationError(
-                        f"cannot create the OpenAI client: {e} (pass api_key= or set OPENAI_API_KEY)"
-                    ) from e
-            return self._client
-
 
 def _resolve_dimension(model: str, dimension: int | None) -> tuple[int, bool]:
     """The vector length, and whether it must be sent as the API's ``dimensions``."""
@@ -207,12 +167,3 @@ def _resolve_dimension(model: str, dimension: int | None) -> tuple[int, bool]:
     if dimension > native:
         raise ConfigurationError(f"{model} gives at most {native} dimensions, not {dimension}")
     return dimension, True
-
-
-def _import_openai() -> Any:
-    if importlib.util.find_spec("openai") is None:
-        raise DependencyMissingError(f"OpenAIEmbedder needs the 'openai' package: {_INSTALL_HINT}")
-    try:
-        return importlib.import_module("openai")
-    except ImportError as e:
-        raise DependencyMissingError(f"the 'openai' package cannot be imported ({e}); {_INSTALL_HINT}") from e

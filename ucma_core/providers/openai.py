@@ -16,10 +16,7 @@ The SDK is imported on the first request, so importing this module costs nothing
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import json
-import threading
 import time
 from collections.abc import Callable
 from functools import partial
@@ -27,7 +24,8 @@ from typing import Any, TypeVar
 
 from ucma_core.dynamics.importance import HeuristicImportance
 from ucma_core.embedders.cache import check_int
-from ucma_core.errors import ConfigurationError, DependencyMissingError, InvalidInputError, ProviderError
+from ucma_core.errors import ConfigurationError, InvalidInputError, ProviderError
+from ucma_core.openai_client import OpenAIClientOwner, import_openai
 from ucma_core.protocols import ImportanceScorer
 from ucma_core.providers.offline import (
     check_episodes,
@@ -40,7 +38,6 @@ from ucma_core.records import LearningType
 
 __all__ = ["OpenAIProvider"]
 
-_INSTALL_HINT = "pip install 'ucma[openai]'"
 _BACKOFF_S = 0.2  # first wait before asking again after an unusable answer; doubles each time
 _MAX_BACKOFF_S = 5.0
 _MAX_FIELD_CHARS = 2000
@@ -101,7 +98,7 @@ class _BadAnswer(ProviderError):
     """An answer that arrived but cannot be used; worth asking again."""
 
 
-class OpenAIProvider:
+class OpenAIProvider(OpenAIClientOwner):
     """A :class:`~ucma_core.providers.protocols.Provider` backed by an OpenAI chat model.
 
     Args:
@@ -151,13 +148,8 @@ class OpenAIProvider:
     ) -> None:
         if not isinstance(model, str) or not model.strip():
             raise ConfigurationError("model must be a non-empty string such as 'gpt-4o-mini'")
-        if client is not None and (api_key is not None or base_url is not None):
-            raise ConfigurationError("pass either client= or api_key=/base_url=, not both")
-        if not _is_number(timeout) or not timeout > 0:
-            raise InvalidInputError(f"timeout must be a number of seconds > 0, got {timeout!r}")
         if temperature is not None and not (_is_number(temperature) and 0 <= temperature <= 2):
             raise InvalidInputError(f"temperature must be None or a number in [0, 2], got {temperature!r}")
-        check_int("max_retries", max_retries, 0, None)
         check_int("batch_size", batch_size, 1, None)
         if importance_fallback is not None and not callable(
             getattr(importance_fallback, "score_importance", None)
@@ -165,22 +157,16 @@ class OpenAIProvider:
             raise InvalidInputError(
                 "importance_fallback must have a score_importance(content, *, source) method"
             )
+        OpenAIClientOwner.__init__(
+            self, client=client, api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries
+        )
         self._model = model
-        self._client = client
-        self._owns_client = client is None
-        self._client_options: dict[str, Any] = {
-            "api_key": api_key,
-            "base_url": base_url,
-            "timeout": float(timeout),
-            "max_retries": max_retries,
-        }
         self._max_retries = max_retries
         self._batch_size = batch_size
         self._fallback: ImportanceScorer = importance_fallback or HeuristicImportance()
         self._llm_importance = bool(llm_importance)
         self._temperature = temperature
         self._sleep = sleep
-        self._lock = threading.Lock()
 
     @property
     def model(self) -> str:
@@ -189,21 +175,6 @@ class OpenAIProvider:
 
     def __repr__(self) -> str:
         return f"OpenAIProvider(model={self._model!r}, llm_importance={self._llm_importance})"
-
-    def close(self) -> None:
-        """Close the HTTP client if this provider created it (a passed-in client is left open)."""
-        if not self._owns_client:
-            return
-        with self._lock:
-            client, self._client = self._client, None
-        if client is not None:
-            client.close()
-
-    def __enter__(self) -> OpenAIProvider:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
 
     # -- Provider ------------------------------------------------------------------
 
@@ -294,7 +265,7 @@ class OpenAIProvider:
 
     def _ask(self, task: str, payload: dict[str, Any], parse: Callable[[dict[str, Any]], _T]) -> _T:
         """Send one request; ask again (with backoff) while the answer is unusable."""
-        openai = _import_openai()
+        openai = import_openai("OpenAIProvider")
         client = self._get_client(openai)
         request: dict[str, Any] = {
             "model": self._model,
@@ -340,17 +311,6 @@ class OpenAIProvider:
         if not isinstance(content, str) or not content.strip():
             raise _BadAnswer("the answer is empty")
         return content
-
-    def _get_client(self, openai: Any) -> Any:
-        with self._lock:
-            if self._client is None:
-                try:
-                    self._client = openai.OpenAI(**self._client_options)
-                except openai.OpenAIError as e:
-                    raise ConfigurationError(
-                        f"cannot create the OpenAI client: {e} (pass api_key= or set OPENAI_API_KEY)"
-                    ) from e
-            return self._client
 
 
 # -- answer checks: each raises _BadAnswer --------------------------------------------
@@ -498,12 +458,3 @@ def _cap_words(text: str, max_words: int) -> str:
 
 def _triple(fact: ExtractedFact) -> dict[str, str]:
     return {"subject": fact.subject, "predicate": fact.predicate, "object": fact.object}
-
-
-def _import_openai() -> Any:
-    if importlib.util.find_spec("openai") is None:
-        raise DependencyMissingError(f"OpenAIProvider needs the 'openai' package: {_INSTALL_HINT}")
-    try:
-        return importlib.import_module("openai")
-    except ImportError as e:
-        raise DependencyMissingError(f"the 'openai' package cannot be imported ({e}); {_INSTALL_HINT}") from e

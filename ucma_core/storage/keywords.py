@@ -4,7 +4,7 @@ Every memory's text is indexed with its scope, type and time, so keyword search
 filters the same way dense search does. The index is derived data: it is updated
 on every write and deletion, and when it is missing or disagrees with Chroma
 after a crash it is repaired from Chroma on open. Deleted rows are purged with
-``secure_delete`` and a VACUUM, so :meth:`KeywordIndex.scrub` leaves no text of a
+``secure_delete``, a VACUUM and a WAL checkpoint, so :meth:`KeywordIndex.scrub` leaves no text of a
 forgotten user in the file.
 """
 
@@ -78,7 +78,10 @@ class KeywordIndex:
         self.created = not self.path.exists()
         try:
             self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=DELETE")
+            # WAL with synchronous=NORMAL: a commit survives a crash of the process without an
+            # fsync per write (the index is derived data, repaired from Chroma on open anyway)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA secure_delete=ON")
             self._db.execute(
                 "CREATE VIRTUAL TABLE IF NOT EXISTS memories USING fts5("
@@ -144,6 +147,7 @@ class KeywordIndex:
         try:
             self._db.execute("INSERT INTO memories(memories) VALUES('optimize')")
             self._db.execute("VACUUM")
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         except sqlite3.Error as e:
             raise StorageError(f"could not scrub {self.path}: {e}") from e
 

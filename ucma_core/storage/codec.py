@@ -2,9 +2,10 @@
 
 A memory is split in two places:
 
-* Chroma holds the text, the vector and every field that never changes, flattened
-  to Chroma's scalar metadata (tuples and the caller's metadata as JSON strings,
-  plus one boolean key per tag and participant so filters run inside Chroma).
+* Chroma holds the text, the vector and every field that never changes: the ones
+  reads filter on as scalar keys (type, scope, time, source, and one boolean key
+  per tag and participant so filters run inside Chroma), the rest as one JSON
+  string.
 * The graph node holds the scope, time and every field that changes after the
   write (importance, retention state, confidence, status…). The node is the truth
   for those; Chroma keeps their first values so a node lost in a crash can be
@@ -110,23 +111,24 @@ def _plain(value: Any) -> Any:
 
 
 def to_metadata(record: MemoryRecord) -> dict[str, str | int | float | bool]:
-    """Flatten ``record`` (minus text and id) into Chroma metadata."""
+    """Chroma metadata for ``record``: the fields reads filter on as their own keys (type,
+    scope, time, source, one boolean key per tag and participant), everything else in
+    one JSON string (Chroma's write cost grows with the number of keys)."""
     meta: dict[str, str | int | float | bool] = {
         "memory_type": record.memory_type.value,
-        "metadata": json.dumps(record.metadata, ensure_ascii=False, allow_nan=False, sort_keys=True),
+        "timestamp": record.timestamp,
+        "source": record.source,
     }
+    rest: dict[str, Any] = {"metadata": record.metadata}
     for f in dataclasses.fields(record):
-        if f.name in _SKIP_IN_CHROMA or f.name == "memory_type":
+        if f.name in _SKIP_IN_CHROMA or f.name in meta:
             continue
         value = getattr(record, f.name)
         if f.name in _SCOPE_FIELDS:
             meta[f.name] = scope_value(value)
-        elif value is None:
-            continue
-        elif isinstance(value, tuple):
-            meta[f.name] = json.dumps(list(value), ensure_ascii=False)
-        else:
-            meta[f.name] = _plain(value)
+        elif value is not None:
+            rest[f.name] = _plain(value)
+    meta["record"] = json.dumps(rest, ensure_ascii=False, allow_nan=False, sort_keys=True)
     for tag in record.tags:
         meta[tag_key(tag)] = True
     if isinstance(record, Episode):
@@ -173,11 +175,13 @@ def decode(
         mtype = MemoryType(metadata["memory_type"])
         cls = RECORD_CLASSES[mtype]
         hints = _hints(cls)
+        packed = json.loads(str(metadata.get("record", "{}")))
+        metadata = {**metadata, **packed}
         values: dict[str, Any] = {
             "id": memory_id,
             "memory_type": mtype,
             "content": document,
-            "metadata": json.loads(str(metadata.get("metadata", "{}"))),
+            "metadata": packed.get("metadata", {}),
         }
         for f in dataclasses.fields(cls):
             if f.name in values:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["ANY", "AnyScope"]
+__all__ = ["ANY", "AnyScope", "Scope"]
 
 
 class AnyScope:
@@ -30,3 +30,6 @@ class AnyScope:
 
 #: Pass as ``user_id`` (or ``agent_id`` / ``session_id``) to read across that scope.
 ANY: Final = AnyScope()
+
+#: What a read accepts for ``user_id`` / ``agent_id`` / ``session_id``.
+Scope = str | AnyScope | None

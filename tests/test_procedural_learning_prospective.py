@@ -100,3 +100,19 @@ def test_link_adds_typed_edges_and_neighbours_follow_them(mem: Memory) -> None:
         mem.link(a, b, "is_friends_with")
     with pytest.raises(InvalidInputError):
         mem.link(a, "missing")
+
+
+def test_fired_intentions_surface_in_working_memory(folder, clock) -> None:
+    from ucma_core.embedders import HashingEmbedder
+
+    class Words:
+        def count(self, text: str) -> int:
+            return len(text.split())
+
+    with Memory(folder, embedder=HashingEmbedder(), clock=clock, token_counter=Words()) as m:
+        it = m.intend("Offer the refresh-token checklist", ["refresh token"], user_id="ana")
+        m.working.add("You help with auth.", zone="system")
+        m.observe("Can we add refresh token support?", user_id="ana", importance=0.9)
+        reminders = [i for i in m.working.items("active") if i.slot == "reminder"]
+        assert [r.memory_id for r in reminders] == [it.id]
+        assert "[reminder] Offer the refresh-token checklist" in m.working.render_context()

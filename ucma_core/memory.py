@@ -28,6 +28,7 @@ from ucma_core.protocols import Clock, Embedder, ImportanceScorer
 from ucma_core.providers.offline import OfflineProvider
 from ucma_core.providers.protocols import Provider
 from ucma_core.records import (
+    Intention,
     MemoryRecord,
     MemoryType,
     RetrievalResult,
@@ -309,7 +310,8 @@ class Memory(Knowledge, Maintenance):
         the provider, or given) reaches ``config.importance_threshold`` it becomes an
         episode. The id is returned only once the episode is durable: it survives a
         crash of this process. Pending intentions whose triggers occur in the content
-        fire (see :meth:`intentions`).
+        fire (see :meth:`intentions`) and, when :attr:`working` is in use, appear there as
+        ``reminder`` items.
         """
         return self.observe_many(
             [
@@ -389,7 +391,10 @@ class Memory(Knowledge, Maintenance):
                 for draft, keep in drafts:
                     memory_id = next(episodes).id if keep else None
                     if memory_id is not None:
-                        self._prospective.fire(memory_id, draft.content, draft.user_id, draft.agent_id)
+                        fired = self._prospective.fire(
+                            memory_id, draft.content, draft.user_id, draft.agent_id
+                        )
+                        self._remind(fired)
                     self.sensory.ingest(
                         SensoryEntry(
                             content=draft.content,
@@ -405,6 +410,21 @@ class Memory(Knowledge, Maintenance):
                     )
                     ids.append(memory_id)
             return ids
+
+    def _remind(self, intention_ids: list[str]) -> None:
+        """Put intentions that just fired into working memory (if this memory has one in use)."""
+        if not intention_ids or self._working is None:
+            return
+        for intention in self._backend.fetch(intention_ids).values():
+            if isinstance(intention, Intention):
+                self._working.add(
+                    intention.content,
+                    zone="active",
+                    importance=intention.priority,
+                    slot="reminder",
+                    item_id=f"intention:{intention.id}",
+                    memory_id=intention.id,
+                )
 
     # ------------------------------------------------------------------ remember
     def remember(

@@ -23,30 +23,27 @@ def mmr(
     picked one is dropped. Candidates without a vector are never penalised."""
     if lambda_ >= 1.0 and duplicate_similarity >= 1.0:
         return list(ranked[:k])
-    unit: dict[str, np.ndarray] = {}
-    for memory_id in ranked:
-        vec = vectors.get(memory_id)
+    ids = list(ranked)
+    rows = [vectors.get(i) for i in ids]
+    dim = next((len(v) for v in rows if v is not None), 0)
+    matrix = np.zeros((len(ids), dim))
+    for n, vec in enumerate(rows):
         if vec is not None:
-            arr = np.asarray(vec, dtype=np.float64)
-            norm = float(np.linalg.norm(arr))
-            if norm > 0:
-                unit[memory_id] = arr / norm
-    picked: list[str] = []
-    pool = list(ranked)
-    while pool and len(picked) < k:
-        best_id, best_value = None, -np.inf
-        for memory_id in pool:
-            sim = 0.0
-            if memory_id in unit and picked:
-                sims = [float(unit[memory_id] @ unit[p]) for p in picked if p in unit]
-                sim = max(sims, default=0.0)
-            if sim >= duplicate_similarity:
-                continue
-            value = lambda_ * scores[memory_id] - (1.0 - lambda_) * sim
-            if value > best_value:
-                best_id, best_value = memory_id, value
-        if best_id is None:
+            matrix[n] = vec
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True) if dim else np.zeros((len(ids), 1))
+    matrix = np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
+    sims = matrix @ matrix.T if dim else np.zeros((len(ids), len(ids)))
+    score = np.asarray([scores[i] for i in ids])
+    closest = np.zeros(len(ids))  # highest similarity to anything picked so far
+    alive = np.ones(len(ids), dtype=bool)
+    picked: list[int] = []
+    while len(picked) < k:
+        candidates = alive & (closest < duplicate_similarity)
+        if not candidates.any():
             break
-        picked.append(best_id)
-        pool.remove(best_id)
-    return picked
+        value = np.where(candidates, lambda_ * score - (1.0 - lambda_) * closest, -np.inf)
+        best = int(np.argmax(value))
+        picked.append(best)
+        alive[best] = False
+        closest = np.maximum(closest, sims[best])
+    return [ids[n] for n in picked]

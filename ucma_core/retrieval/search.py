@@ -19,10 +19,11 @@ near-duplicates, and every memory returned is reinforced.
 from __future__ import annotations
 
 import dataclasses
-import math
 import re
 from collections import defaultdict
 from collections.abc import Sequence
+
+import numpy as np
 
 from ucma_core.records import MemoryRecord, MemoryType, RetrievalResult
 from ucma_core.retrieval.diversify import mmr
@@ -321,10 +322,9 @@ class Retriever:
 
 
 def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    dot = sum(x * y for x, y in zip(a, b, strict=False))
-    na = math.sqrt(sum(x * x for x in a))
-    nb = math.sqrt(sum(y * y for y in b))
-    return dot / (na * nb) if na and nb else 0.0
+    va, vb = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    na, nb = float(np.linalg.norm(va)), float(np.linalg.norm(vb))
+    return float(va @ vb) / (na * nb) if na and nb else 0.0
 
 
 def _and(where: dict[str, object] | None, clause: dict[str, object]) -> dict[str, object]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import types
 import typing
 from enum import Enum
 from functools import cache
@@ -145,26 +146,26 @@ def node_attrs(record: MemoryRecord) -> dict[str, Any]:
     return attrs
 
 
-def _convert(hint: Any, value: Any) -> Any:
+def _tuple(value: Any) -> tuple[Any, ...]:
+    return tuple(json.loads(value) if isinstance(value, str) else value)
+
+
+@cache
+def _converter(hint: Any) -> Any:
+    """The function that turns a stored value into a field of type ``hint`` (worked out once)."""
     origin = typing.get_origin(hint)
-    args = typing.get_args(hint)
-    if value is None:
-        return None
     if origin is tuple:
-        items = json.loads(value) if isinstance(value, str) else value
-        return tuple(items)
-    if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
-        inner = [a for a in args if a is not type(None)]
-        return _convert(inner[0], value) if inner else value
-    if isinstance(hint, type) and issubclass(hint, Enum):
-        return hint(value)
-    if hint is float:
-        return float(value)
-    if hint is int:
-        return int(value)
-    if hint is bool:
-        return bool(value)
-    return value
+        return _tuple
+    if origin in (typing.Union, types.UnionType):
+        inner = [a for a in typing.get_args(hint) if a is not type(None)]
+        return _converter(inner[0]) if inner else (lambda v: v)
+    if isinstance(hint, type) and issubclass(hint, (Enum, float, int, bool)):
+        return hint
+    return lambda v: v
+
+
+def _convert(hint: Any, value: Any) -> Any:
+    return None if value is None else _converter(hint)(value)
 
 
 def decode(

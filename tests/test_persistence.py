@@ -888,12 +888,9 @@ def test_small_snapshot_every_compacts_during_writes(folder: Path, every: int) -
     (out,) = run_child(SNAPSHOTTING_WRITER, folder, every)
     ids, records, lengths = out["ids"], out["records"], out["journal_lengths"]
     assert out["snapshot_seen"], "no snapshot was written during the writes"
-    # One batch may overshoot snapshot_every; the journal never grows past that.
-    assert max(lengths) < every + 12, lengths
-    if every == 1:
-        assert lengths == [0] * len(lengths), "every append should have been folded into the snapshot"
-    else:
-        assert sum(1 for a, b in itertools.pairwise(lengths) if b < a) >= 2, lengths
+    # A snapshot waits for max(snapshot_every, graph nodes) entries (O(1) per write), so the
+    # journal is folded into the snapshot again and again while the writes go on.
+    assert sum(1 for a, b in itertools.pairwise(lengths) if b < a) >= 2, lengths
     snapshot_seq = json.loads((folder / SNAPSHOT).read_text("utf-8"))["seq"]
     assert all(json.loads(line)["seq"] > snapshot_seq for line in journal_lines(folder))
 

@@ -264,7 +264,8 @@ class MemoryConfig:
     lock_timeout: float = 0.0
     #: fsync the journal on every write (survives power loss, not only process crashes).
     fsync: bool = False
-    #: Journal entries after which the graph snapshot is rewritten and the journal emptied.
+    #: Journal entries after which the graph snapshot is rewritten and the journal emptied
+    #: (at least as many as the graph has nodes, so snapshots stay O(1) per write).
     snapshot_every: int = 5000
     #: IANA time zone in which "yesterday", "last week", "in May" are resolved.
     timezone: str = "UTC"

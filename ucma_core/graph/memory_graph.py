@@ -112,7 +112,9 @@ class MemoryGraph:
         if not ops or self._journal is None:
             return
         self._journal.append(ops)
-        if self._journal.entries_since_snapshot >= self._snapshot_every:
+        # a snapshot costs O(graph); waiting for at least as many entries as nodes keeps the
+        # cost per write O(1) however large the graph grows
+        if self._journal.entries_since_snapshot >= max(self._snapshot_every, self._g.number_of_nodes()):
             self.compact()
 
     def _apply(self, op: Op) -> None:

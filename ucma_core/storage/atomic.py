@@ -26,8 +26,9 @@ def write_json_atomic(path: Path, data: Any) -> None:
     """Write ``data`` as JSON to ``path`` via a temporary file, fsync and rename."""
     tmp = path.with_name(path.name + ".tmp")
     try:
+        text = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
         with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+            fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)

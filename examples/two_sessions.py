@@ -2,7 +2,8 @@
 
 Session 1: Michael builds JWT authentication in FastAPI, hits a token-expiry bug
 and fixes it. The assistant stores what happened, a fact, a procedure and a lesson,
-and leaves itself a reminder. The memory is closed.
+and leaves itself a reminder; a sleep-consolidation cycle extracts facts from the
+episodes. The memory is closed.
 
 Session 2: a new ``Memory`` object opens the same folder (``--fresh-process`` runs
 it in a separate Python process), Michael comes back asking about refresh tokens,
@@ -44,7 +45,7 @@ def session_one(folder: Path) -> None:
         for source, text in turns:
             memory_id = mem.observe(text, source=source, user_id=USER)
             ids.append(memory_id)
-            verdict = f"kept {memory_id[:8]}" if memory_id else "not kept (noise)"
+            verdict = f"kept …{memory_id[-6:]}" if memory_id else "not kept (noise)"
             print(f"  observe[{source:9}] {verdict:22} {text}")
         kept = [i for i in ids if i]
         mem.assert_fact(
@@ -84,6 +85,9 @@ def session_one(folder: Path) -> None:
         mem.intend(
             "Offer the refresh-token rotation checklist", ["refresh token", "refresh tokens"], user_id=USER
         )
+        report = mem.consolidate()
+        done = {phase: counts for phase, counts in report.phases.items() if counts}
+        print(f"  sleep consolidation ({report.seconds:.2f} s): {done}")
         print(f"  stats: {mem.stats()['by_type']}")
     print("  (memory closed)\n")
 

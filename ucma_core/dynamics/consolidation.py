@@ -258,7 +258,11 @@ class SleepCycle:
         people = attrs.get("participants") or []
         if people:
             return str(people[0])
-        return attrs.get("user_id") if attrs.get("source") == Source.USER.value else None
+        user = attrs.get("user_id")
+        if attrs.get("source") != Source.USER.value or not user:
+            return None
+        # a user id that is a plain lower-case name ("ana") is the user's name ("Ana")
+        return str(user).capitalize() if str(user).isalpha() and str(user).islower() else str(user)
 
     def _extract(self, now: float, report: ConsolidationReport, stop: threading.Event | None) -> None:
         cfg = self._config.consolidation

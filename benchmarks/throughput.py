@@ -43,6 +43,7 @@ own process; its *base* includes the generated texts, the same on both sides.
 from __future__ import annotations
 
 import argparse
+import calendar
 import json
 import multiprocessing as mp
 import os
@@ -172,20 +173,7 @@ _DAYS = [
     "next Monday",
     "next Friday",
 ]
-_MONTHS = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-]
+_MONTHS = list(calendar.month_name)[1:]
 _TIMES = ["8:30", "9am", "10:15", "11am", "noon", "1:30pm", "2pm", "3:45pm", "4pm", "5:30pm", "7pm", "9pm"]
 _CITIES = [
     "Lisbon",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import calendar
 import json
 import re
 import sys
@@ -19,20 +20,7 @@ from benchmarks.quality.baselines import BM25Index, rrf, stem, tokenize  # noqa:
 from benchmarks.quality.generate import DEFAULT_OUT, KINDS, build_dataset, dumps  # noqa: E402
 from benchmarks.quality.metrics import evaluate, recall_at_k, reciprocal_rank  # noqa: E402
 
-MONTHS = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-]
+MONTHS = list(calendar.month_name)[1:]
 
 
 @pytest.fixture(scope="module")

@@ -11,6 +11,8 @@ first name, ``{rel}`` a relation word, and the slot names listed in each entry's
 
 from __future__ import annotations
 
+import calendar
+
 FEMALE_NAMES = [
     "Marta",
     "Ingrid",
@@ -320,20 +322,7 @@ WIFI_WORDS = [
     "quietbay",
     "fernhollow",
 ]
-MONTH_NAMES = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-]
+MONTH_NAMES = list(calendar.month_name)[1:]
 
 # -- single facts --------------------------------------------------------------------------------
 # slots are filled by generate.py (see its _slot function for each slot name).

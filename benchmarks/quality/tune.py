@@ -52,20 +52,26 @@ def split_users(dataset: dict[str, Any], split: str) -> set[str]:
 def ingest(folder: Path, turns: list[dict[str, Any]], embedder: Any) -> None:
     ordered = sorted(turns, key=lambda t: (t["timestamp"], t["turn_id"]))
     clock = {"t": float(ordered[0]["timestamp"])}
-    with Memory(folder, embedder=embedder, config=MemoryConfig(importance_threshold=0.0),
-                clock=lambda: clock["t"]) as mem:
+    with Memory(
+        folder, embedder=embedder, config=MemoryConfig(importance_threshold=0.0), clock=lambda: clock["t"]
+    ) as mem:
         for start in range(0, len(ordered), 256):
             chunk = ordered[start : start + 256]
             clock["t"] = float(chunk[-1]["timestamp"])
-            mem.observe_many([
-                {
-                    "content": t["text"], "user_id": t["user_id"], "session_id": t["session_id"],
-                    "source": "assistant" if t["speaker"] == "assistant" else "user",
-                    "timestamp": float(t["timestamp"]), "metadata": {"turn_id": t["turn_id"]},
-                    "participants": [] if t["speaker"] == "assistant" else [t["speaker"]],
-                }
-                for t in chunk
-            ])
+            mem.observe_many(
+                [
+                    {
+                        "content": t["text"],
+                        "user_id": t["user_id"],
+                        "session_id": t["session_id"],
+                        "source": "assistant" if t["speaker"] == "assistant" else "user",
+                        "timestamp": float(t["timestamp"]),
+                        "metadata": {"turn_id": t["turn_id"]},
+                        "participants": [] if t["speaker"] == "assistant" else [t["speaker"]],
+                    }
+                    for t in chunk
+                ]
+            )
 
 
 def with_value(config: MemoryConfig, key: str, value: float) -> MemoryConfig:
@@ -129,4 +135,3 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
-

@@ -22,6 +22,7 @@ from ucma_core import Memory, MemoryConfig
 from .quality.embedders import make_embedder
 from .quality.generate import DEFAULT_OUT
 from .quality.run import load_dataset
+from .quality.tune import ingest
 
 
 def main() -> None:
@@ -33,28 +34,11 @@ def main() -> None:
     turns = turns[: args.episodes]
     embedder, where = make_embedder(args.embedder)
     folder = Path(tempfile.mkdtemp(prefix="ucma-consolidation-")) / "m"
-    clock = {"t": float(turns[0]["timestamp"])}
     try:
-        with Memory(
-            folder, embedder=embedder, config=MemoryConfig(importance_threshold=0.0), clock=lambda: clock["t"]
-        ) as mem:
-            for start in range(0, len(turns), 256):
-                chunk = turns[start : start + 256]
-                clock["t"] = float(chunk[-1]["timestamp"])
-                mem.observe_many(
-                    [
-                        {
-                            "content": t["text"],
-                            "user_id": t["user_id"],
-                            "session_id": t["session_id"],
-                            "source": "assistant" if t["speaker"] == "assistant" else "user",
-                            "timestamp": float(t["timestamp"]),
-                            "participants": [] if t["speaker"] == "assistant" else [t["speaker"]],
-                        }
-                        for t in chunk
-                    ]
-                )
-            clock["t"] += 3 * 86_400.0
+        ingest(folder, turns, embedder)
+        clock = {"t": float(turns[-1]["timestamp"]) + 3 * 86_400.0}
+        config = MemoryConfig(importance_threshold=0.0)
+        with Memory(folder, embedder=embedder, config=config, clock=lambda: clock["t"]) as mem:
             before = mem.stats()["by_type"]
             started = time.perf_counter()
             report = mem.consolidate()

@@ -6,11 +6,13 @@ import hashlib
 import secrets
 import threading
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from ucma_core.config import MemoryConfig
 from ucma_core.dynamics.retention import initial_stability, reinforced_stability
+from ucma_core.graph.memory_graph import EdgeType
 from ucma_core.protocols import Clock, Embedder
 from ucma_core.storage.backend import Backend
 
@@ -53,6 +55,17 @@ class StoreContext:
             "last_access": now,
             "access_count": 0,
         }
+
+    def known(self, ids: Iterable[str]) -> tuple[str, ...]:
+        """Those of ``ids`` that are memories in this folder (provenance may name forgotten ones)."""
+        graph = self.backend.graph
+        return tuple(i for i in ids if i in graph)
+
+    def link_sources(self, memory_id: str, edge_type: EdgeType, weight: float = 0.8) -> None:
+        """Link ``memory_id`` to each of its ``source_ids`` that still exists."""
+        attrs = self.backend.graph.node(memory_id)
+        for source in self.known((attrs or {}).get("source_ids", [])):
+            self.backend.graph.add_edge(memory_id, source, edge_type, weight)
 
     def reinforce(self, memory_id: str, now: float, **extra: Any) -> None:
         """Record an access: stability grows with the spacing since the last one."""

@@ -110,9 +110,7 @@ class EpisodicStore:
             return
         self.index(memory_id, attrs)
         if attrs.get("source_ids"):
-            for original in attrs["source_ids"]:
-                if original in graph:
-                    graph.add_edge(memory_id, original, EdgeType.CONSOLIDATES, 0.9)
+            self._ctx.link_sources(memory_id, EdgeType.CONSOLIDATES, 0.9)
             return
         seq = self._sessions[self._session_key(attrs)]
         i = bisect.bisect_left(seq, (float(attrs["timestamp"]), memory_id))

@@ -47,7 +47,6 @@ class LearningStore:
         metadata: dict[str, Any],
     ) -> Learning:
         ctx = self._ctx
-        graph = ctx.backend.graph
         now = ctx.now()
         learning = Learning(
             id=new_id(),
@@ -61,7 +60,7 @@ class LearningStore:
             source=source,
             tags=applicability,
             metadata=metadata,
-            source_ids=tuple(e for e in evidence if e in graph),
+            source_ids=ctx.known(evidence),
             **ctx.fresh_state(importance, now),
             learning_type=learning_type,
             title=title,
@@ -74,11 +73,7 @@ class LearningStore:
         return learning
 
     def link(self, memory_id: str) -> None:
-        graph = self._ctx.backend.graph
-        attrs = graph.node(memory_id)
-        for source in (attrs or {}).get("source_ids", []):
-            if source in graph:
-                graph.add_edge(memory_id, source, EdgeType.SUPPORTS, 0.8)
+        self._ctx.link_sources(memory_id, EdgeType.SUPPORTS)
 
     def validate(self, memory_id: str, success: bool) -> None:
         node = self._ctx.backend.graph.node(memory_id)

@@ -85,7 +85,7 @@ class ProceduralStore:
             source=source,
             tags=trigger_tags,
             metadata=metadata,
-            source_ids=tuple(s for s in source_ids if s in graph),
+            source_ids=ctx.known(source_ids),
             **ctx.fresh_state(importance, now),
             name=name,
             description=description,
@@ -98,11 +98,7 @@ class ProceduralStore:
         return procedure
 
     def link(self, memory_id: str) -> None:
-        graph = self._ctx.backend.graph
-        attrs = graph.node(memory_id)
-        for source in (attrs or {}).get("source_ids", []):
-            if source in graph:
-                graph.add_edge(memory_id, source, EdgeType.DERIVED_FROM, 0.8)
+        self._ctx.link_sources(memory_id, EdgeType.DERIVED_FROM)
 
     def find_by_name(self, name: str, user_id: str | None, agent_id: str | None) -> str | None:
         """The id of the procedure called ``name`` in this scope, if there is one."""

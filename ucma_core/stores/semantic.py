@@ -65,7 +65,7 @@ class SemanticStore:
         graph = ctx.backend.graph
         now = ctx.now()
         memory_id = fact_id(subject, predicate, obj, user_id, agent_id)
-        known_sources = tuple(s for s in source_ids if s in graph)
+        known_sources = ctx.known(source_ids)
         node = graph.node(memory_id)
         if node is not None:
             old_conf = float(node["confidence"])
@@ -78,8 +78,7 @@ class SemanticStore:
                 valid_to=None,
                 superseded_by=None,
             )
-            for source in known_sources:
-                graph.add_edge(memory_id, source, EdgeType.DERIVED_FROM, 0.8)
+            ctx.link_sources(memory_id, EdgeType.DERIVED_FROM)
         else:
             start = now if valid_from is None else valid_from
             fact = Fact(
@@ -123,9 +122,7 @@ class SemanticStore:
                     ent, {"kind": "entity", "name": name, "user_id": user_id, "agent_id": agent_id}
                 )
             graph.add_edge(memory_id, ent, role, 1.0)
-        for source in attrs.get("source_ids", []):
-            if source in graph:
-                graph.add_edge(memory_id, source, EdgeType.DERIVED_FROM, 0.8)
+        self._ctx.link_sources(memory_id, EdgeType.DERIVED_FROM)
 
     def _supersede_rivals(self, memory_id: str, at: float) -> None:
         for rival in self.rivals(memory_id):

@@ -112,8 +112,8 @@ class FusionConfig:
     kind: float = 0.4
     graph: float = 0.1
     #: Candidates each source contributes per requested result (at least ``min_candidates``).
-    candidates_per_result: int = 4
-    min_candidates: int = 30
+    candidates_per_result: int = 2
+    min_candidates: int = 20
     #: Top fused candidates whose graph neighbours are pulled in.
     graph_seeds: int = 5
     #: MMR trade-off between relevance and novelty (1.0 turns diversification off).

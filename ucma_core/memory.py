@@ -223,7 +223,10 @@ class Memory(Knowledge, Maintenance):
             if self._closed:
                 return
             self._closed = True
-            self._backend.close(compact=True)
+            try:
+                self._retriever.close()
+            finally:
+                self._backend.close(compact=True)
 
     def __enter__(self) -> Memory:
         return self

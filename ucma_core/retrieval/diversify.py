@@ -12,7 +12,7 @@ __all__ = ["mmr"]
 def mmr(
     ranked: Sequence[str],
     scores: Mapping[str, float],
-    vectors: Mapping[str, Sequence[float] | None],
+    vectors: Mapping[str, Sequence[float] | np.ndarray | None],
     k: int,
     *,
     lambda_: float,
@@ -26,13 +26,15 @@ def mmr(
     ids = list(ranked)
     rows = [vectors.get(i) for i in ids]
     dim = next((len(v) for v in rows if v is not None), 0)
-    matrix = np.zeros((len(ids), dim))
-    for n, vec in enumerate(rows):
-        if vec is not None:
-            matrix[n] = vec
+    if dim and all(v is not None for v in rows):
+        matrix = np.asarray(np.stack(rows), dtype=np.float32)  # type: ignore[arg-type]
+    else:
+        matrix = np.zeros((len(ids), dim), dtype=np.float32)
+        for n, vec in enumerate(rows):
+            if vec is not None:
+                matrix[n] = vec
     norms = np.linalg.norm(matrix, axis=1, keepdims=True) if dim else np.zeros((len(ids), 1))
     matrix = np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
-    sims = matrix @ matrix.T if dim else np.zeros((len(ids), len(ids)))
     score = np.asarray([scores[i] for i in ids])
     closest = np.zeros(len(ids))  # highest similarity to anything picked so far
     alive = np.ones(len(ids), dtype=bool)
@@ -45,5 +47,6 @@ def mmr(
         best = int(np.argmax(value))
         picked.append(best)
         alive[best] = False
-        closest = np.maximum(closest, sims[best])
+        # row by row, without BLAS: thread start-up costs more than these few products
+        closest = np.maximum(closest, (matrix * matrix[best]).sum(axis=1) if dim else 0.0)
     return [ids[n] for n in picked]

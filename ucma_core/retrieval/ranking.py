@@ -1,24 +1,24 @@
-"""The multi-factor rank: relevance, importance, recency and retention, as pure functions."""
+"""The multi-factor rank: relevance, importance, recency and retention, as pure functions.
+
+They read a memory's graph-node attributes (see :func:`ucma_core.storage.codec.node_attrs`),
+which hold every field the rank needs, so candidates are ranked without decoding their
+stored records; only the memories returned are decoded.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from ucma_core.config import RankingConfig
 from ucma_core.dynamics.retention import recency, retention
-from ucma_core.records import (
-    Fact,
-    Intention,
-    IntentionStatus,
-    Learning,
-    MemoryRecord,
-    Procedure,
-    ProcedureStatus,
-    Source,
-)
+from ucma_core.records import IntentionStatus, MemoryType, ProcedureStatus, Source
 from ucma_core.stores.procedural import evidence_weighted_score
 
-__all__ = ["Factors", "effective_importance", "factors", "is_current", "relevance_from_distance"]
+__all__ = ["Factors", "effective_importance", "factors", "is_current"]
+
+Node = Mapping[str, Any]
 
 
 @dataclass(frozen=True)
@@ -45,38 +45,36 @@ class Factors:
         )
 
 
-def relevance_from_distance(distance: float) -> float:
-    """Cosine distance (0 identical … 2 opposite) to relevance in [0, 1]."""
-    return min(1.0, max(0.0, 1.0 - distance))
-
-
-def effective_importance(record: MemoryRecord) -> float:
+def effective_importance(node: Node) -> float:
     """Importance, tempered by how much the memory has earned trust."""
-    if isinstance(record, (Fact, Learning)):
-        return record.importance * (0.5 + 0.5 * record.confidence)
-    if isinstance(record, Procedure):
-        return record.importance * (
-            0.5 + 0.5 * evidence_weighted_score(record.success_rate, record.executions)
-        )
-    return record.importance
+    importance = float(node["importance"])
+    kind = node["memory_type"]
+    if kind in (MemoryType.SEMANTIC.value, MemoryType.LEARNING.value):
+        return importance * (0.5 + 0.5 * float(node.get("confidence", 1.0)))
+    if kind == MemoryType.PROCEDURAL.value:
+        score = evidence_weighted_score(float(node.get("success_rate", 0.0)), int(node.get("executions", 0)))
+        return importance * (0.5 + 0.5 * score)
+    return importance
 
 
-def is_current(record: MemoryRecord, now: float) -> bool:
+def is_current(node: Node, now: float) -> bool:
     """False for superseded facts, deprecated procedures and resolved intentions."""
-    if isinstance(record, Fact):
-        return record.valid_to is None or record.valid_to > now
-    if isinstance(record, Procedure):
-        return record.status is not ProcedureStatus.DEPRECATED
-    if isinstance(record, Intention):
-        return record.status is not IntentionStatus.RESOLVED
+    kind = node["memory_type"]
+    if kind == MemoryType.SEMANTIC.value:
+        valid_to = node.get("valid_to")
+        return valid_to is None or float(valid_to) > now
+    if kind == MemoryType.PROCEDURAL.value:
+        return node.get("status") != ProcedureStatus.DEPRECATED.value
+    if kind == MemoryType.PROSPECTIVE.value:
+        return node.get("status") != IntentionStatus.RESOLVED.value
     return True
 
 
-def factors(record: MemoryRecord, relevance: float, now: float, weights: RankingConfig) -> Factors:
+def factors(node: Node, relevance: float, now: float, weights: RankingConfig) -> Factors:
     return Factors(
         relevance=relevance,
-        importance=effective_importance(record),
-        recency=recency(record.timestamp, now, weights.recency_half_life_days),
-        retention=retention(record.stability, record.last_access, now),
-        generated=not Source(record.source).observed,
+        importance=effective_importance(node),
+        recency=recency(float(node["timestamp"]), now, weights.recency_half_life_days),
+        retention=retention(float(node["stability"]), float(node["last_access"]), now),
+        generated=not Source(node["source"]).observed,
     )

@@ -21,7 +21,9 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -29,16 +31,16 @@ from ucma_core.records import MemoryRecord, MemoryType, RetrievalResult
 from ucma_core.retrieval.diversify import mmr
 from ucma_core.retrieval.filters import Filters
 from ucma_core.retrieval.fusion import fuse
-from ucma_core.retrieval.ranking import factors, is_current
+from ucma_core.retrieval.ranking import Factors, factors, is_current
 from ucma_core.retrieval.router import Route, RouteKind, route
 from ucma_core.storage import codec
-from ucma_core.storage.vectors import VectorHit
 from ucma_core.stores.context import StoreContext
 from ucma_core.stores.semantic import entity_id
 
 __all__ = ["Retriever", "first_person"]
 
 _WORD = re.compile(r"[\w'-]+")
+_T = TypeVar("_T")
 
 
 def first_person(query: str, user_id: str | None) -> str:
@@ -66,8 +68,23 @@ def first_person(query: str, user_id: str | None) -> str:
 
 
 class Retriever:
+    """Runs :meth:`search` for one memory; :meth:`close` stops its helper thread."""
+
     def __init__(self, ctx: StoreContext) -> None:
         self._ctx = ctx
+        self._pool: ThreadPoolExecutor | None = None
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+
+    def _in_background(self, fn: Callable[[], _T]) -> Future[_T]:
+        """Run ``fn`` on the helper thread. The keyword search waits on SQLite while the
+        query is embedded and Chroma searched, both of which release the GIL."""
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ucma-keyword")
+        return self._pool.submit(fn)
 
     def plan(self, query: str, now: float, kind: RouteKind | None) -> Route:
         """The router's decision, with the caller's override of the kind applied."""
@@ -93,22 +110,23 @@ class Retriever:
         plan = self.plan(query, now, kind)
         n = max(fusion.min_candidates, k * fusion.candidates_per_result)
         topic = first_person(plan.topic or query, None if filters.any_user else filters.user_id)  # type: ignore[arg-type]
+        keyword = self._in_background(lambda: self._keyword(topic, n, filters, None))
         qvec = ctx.embedder.embed([topic])[0]
         signals: dict[str, dict[str, float]] = defaultdict(dict)
-        hits: dict[str, VectorHit] = {}
+        vectors: dict[str, np.ndarray] = {}
         active = {"dense", "graph"}
 
-        def add_dense(found: list[VectorHit]) -> None:
-            for hit in found:
-                hits.setdefault(hit.id, hit)
-                signals[hit.id]["dense"] = max(signals[hit.id].get("dense", 0.0), 1.0 - hit.distance)
+        def add_dense(found: list[tuple[str, float, np.ndarray]]) -> None:
+            for memory_id, distance, vector in found:
+                vectors.setdefault(memory_id, vector)
+                signals[memory_id]["dense"] = max(signals[memory_id].get("dense", 0.0), 1.0 - distance)
 
         def add_keyword(found: Sequence[tuple[str, float]]) -> None:
             for memory_id, score in found:
                 signals[memory_id]["keyword"] = max(signals[memory_id].get("keyword", 0.0), score)
 
-        add_dense(ctx.backend.vectors.query(qvec, n, filters.where(), with_vectors=True))
-        add_keyword(self._keyword(topic, n, filters, None))
+        add_dense(ctx.backend.vectors.nearest(qvec, n, filters.where()))
+        add_keyword(keyword.result())
         if any("keyword" in s for s in signals.values()):
             active.add("keyword")
 
@@ -116,65 +134,46 @@ class Retriever:
         if time_range is not None and filters.time_range is None:
             active.add("time")
             ranged = dataclasses.replace(filters, time_range=time_range)
-            add_dense(ctx.backend.vectors.query(qvec, n, ranged.where(), with_vectors=True))
+            add_dense(ctx.backend.vectors.nearest(qvec, n, ranged.where()))
             add_keyword(self._keyword(topic, n, ranged, None))
         if plan.speaker:
             active.add("speaker")
             where = _and(filters.where(), {codec.participant_key(plan.speaker): True})
-            add_dense(ctx.backend.vectors.query(qvec, n, where, with_vectors=True))
+            add_dense(ctx.backend.vectors.nearest(qvec, n, where))
         if plan.kind is RouteKind.PROCEDURAL and _admits_type(filters, MemoryType.PROCEDURAL):
             active.add("kind")
             typed = dataclasses.replace(filters, memory_types=(MemoryType.PROCEDURAL,))
-            add_dense(ctx.backend.vectors.query(qvec, max(5, k), typed.where(), with_vectors=True))
+            add_dense(ctx.backend.vectors.nearest(qvec, max(5, k), typed.where()))
         entity_hits = self._entity_candidates(query, plan, filters)
         if entity_hits:
             active.add("entity")
             for memory_id, strength in entity_hits.items():
                 signals[memory_id]["entity"] = max(signals[memory_id].get("entity", 0.0), strength)
 
-        records = self._load(signals, hits, qvec)
-        self._mark_structured(signals, records, plan, time_range)
-        self._expand(signals, records, hits, filters, active, qvec)
+        self._mark_structured(signals, plan, time_range)
+        self._expand(signals, filters, active)
+        self._mark_structured(signals, plan, time_range)
+        nodes = self._complete(signals, vectors, filters, qvec)
 
         relevance = fuse(signals, fusion, active)
-        ranked: list[RetrievalResult] = []
-        graph = ctx.backend.graph
-        for memory_id, record in records.items():
-            attrs = graph.node(memory_id)
-            if attrs is None or not filters.admits(attrs) or not _has_tag(filters, record):
-                continue
-            if not is_current(record, now):
-                continue
-            f = factors(record, relevance[memory_id], now, ctx.config.ranking)
-            ranked.append(
-                RetrievalResult(
-                    id=record.id,
-                    memory_type=record.memory_type,
-                    content=record.content,
-                    score=round(f.score(ctx.config.ranking), 6),
-                    timestamp=record.timestamp,
-                    metadata=record.metadata,
-                    source_ids=record.source_ids,
-                    relevance=round(f.relevance, 6),
-                    importance=f.importance,
-                    recency=f.recency,
-                    retention=f.retention,
-                    record=record,
-                    signals={s: round(v, 6) for s, v in signals[memory_id].items()},
-                    route=f"{plan.kind.value}: {plan.reason}",
-                )
-            )
-        ranked.sort(key=lambda r: (-r.score, r.id))
-        by_id = {r.id: r for r in ranked}
+        weights = ctx.config.ranking
+        scored: dict[str, tuple[float, Factors]] = {}
+        for memory_id, node in nodes.items():
+            if is_current(node, now):
+                f = factors(node, relevance[memory_id], now, weights)
+                scored[memory_id] = (f.score(weights), f)
+        ranked = sorted(scored, key=lambda i: (-scored[i][0], i))
         order = mmr(
-            [r.id for r in ranked],
-            {r.id: r.score for r in ranked},
-            {i: hits[i].vector if i in hits else None for i in by_id},
+            ranked,
+            {i: scored[i][0] for i in ranked},
+            vectors,
             k,
             lambda_=fusion.mmr_lambda,
             duplicate_similarity=fusion.duplicate_similarity,
         )
-        top = [by_id[i] for i in order]
+        route_note = f"{plan.kind.value}: {plan.reason}"
+        records = ctx.backend.fetch(order)
+        top = [self._result(records[i], *scored[i], signals[i], route_note) for i in order if i in records]
         with ctx.backend.graph.batch():
             for result in top:
                 ctx.reinforce(result.id, now)
@@ -207,9 +206,9 @@ class Retriever:
         if not plan.anchor:
             return None
         vector = self._ctx.embedder.embed([plan.anchor])[0]
-        found = self._ctx.backend.vectors.query(vector, 1, filters.where())
+        found = self._ctx.backend.vectors.nearest(vector, 1, filters.where())
         keyword = self._keyword(plan.anchor, 1, filters, None)
-        anchor_id = keyword[0][0] if keyword else (found[0].id if found else None)
+        anchor_id = keyword[0][0] if keyword else (found[0][0] if found else None)
         node = self._ctx.backend.graph.node(anchor_id) if anchor_id else None
         if node is None:
             return None
@@ -241,57 +240,31 @@ class Retriever:
         return found
 
     # ------------------------------------------------------------------ assembly
-    def _load(
-        self, signals: dict[str, dict[str, float]], hits: dict[str, VectorHit], qvec: Sequence[float]
-    ) -> dict[str, MemoryRecord]:
-        """Decode every candidate (one Chroma lookup for those no dense search returned)."""
-        missing = [i for i in signals if i not in hits and self._ctx.backend.graph.node(i) is not None]
-        for hit in self._ctx.backend.vectors.lookup(missing, with_vectors=True):
-            hits[hit.id] = hit
-        records: dict[str, MemoryRecord] = {}
-        for memory_id in list(signals):
-            hit = hits.get(memory_id)
-            record = self._ctx.backend.decode_hit(hit) if hit is not None else None
-            if record is None:
-                del signals[memory_id]
-                continue
-            records[memory_id] = record
-            if "dense" not in signals[memory_id] and hit is not None and hit.vector is not None:
-                signals[memory_id]["dense"] = _cosine(qvec, hit.vector)
-        return records
-
     def _mark_structured(
-        self,
-        signals: dict[str, dict[str, float]],
-        records: dict[str, MemoryRecord],
-        plan: Route,
-        time_range: tuple[float, float] | None,
+        self, signals: dict[str, dict[str, float]], plan: Route, time_range: tuple[float, float] | None
     ) -> None:
+        """Time, speaker and kind signals, read from the candidates' graph nodes."""
+        graph = self._ctx.backend.graph
         speaker = plan.speaker.lower() if plan.speaker else None
-        for memory_id, record in records.items():
-            sig = signals[memory_id]
-            if time_range is not None and time_range[0] <= record.timestamp <= time_range[1]:
+        procedural = plan.kind is RouteKind.PROCEDURAL
+        for memory_id, sig in signals.items():
+            node = graph.node(memory_id)
+            if node is None:
+                continue
+            if time_range is not None and time_range[0] <= float(node["timestamp"]) <= time_range[1]:
                 sig["time"] = 1.0
-            if speaker and speaker in {p.lower() for p in getattr(record, "participants", ())}:
+            if speaker and speaker in {p.lower() for p in node.get("participants", ())}:
                 sig["speaker"] = 1.0
-            if plan.kind is RouteKind.PROCEDURAL and record.memory_type is MemoryType.PROCEDURAL:
+            if procedural and node.get("memory_type") == MemoryType.PROCEDURAL.value:
                 sig["kind"] = 1.0
 
-    def _expand(
-        self,
-        signals: dict[str, dict[str, float]],
-        records: dict[str, MemoryRecord],
-        hits: dict[str, VectorHit],
-        filters: Filters,
-        active: set[str],
-        qvec: Sequence[float],
-    ) -> None:
+    def _expand(self, signals: dict[str, dict[str, float]], filters: Filters, active: set[str]) -> None:
         """Pull in graph neighbours of the best candidates with discounted activation."""
         cfg = self._ctx.config
-        if cfg.fusion.graph_seeds == 0 or cfg.graph.max_hops == 0 or not records:
+        if cfg.fusion.graph_seeds == 0 or cfg.graph.max_hops == 0 or not signals:
             return
         pre = fuse(signals, cfg.fusion, active - {"graph"})
-        seeds = dict(sorted(pre.items(), key=lambda kv: -kv[1])[: cfg.fusion.graph_seeds])
+        seeds = dict(sorted(pre.items(), key=lambda kv: (-kv[1], kv[0]))[: cfg.fusion.graph_seeds])
         graph = self._ctx.backend.graph
         reached = graph.expand(
             seeds,
@@ -301,30 +274,86 @@ class Retriever:
             min_weight=cfg.graph.min_edge_weight,
         )
         top = max(seeds.values(), default=0.0) or 1.0
-        new = []
         for node_id, (_, activation) in reached.items():
             attrs = graph.node(node_id)
             if attrs is None or attrs.get("kind") != "memory" or not filters.admits(attrs):
                 continue
             signals[node_id]["graph"] = max(signals[node_id].get("graph", 0.0), activation / top)
-            if node_id not in records:
-                new.append(node_id)
-        if new:
-            for hit in self._ctx.backend.vectors.lookup(new, with_vectors=True):
-                hits[hit.id] = hit
-                record = self._ctx.backend.decode_hit(hit)
-                if record is not None:
-                    records[hit.id] = record
-                    if hit.vector is not None:
-                        signals[hit.id]["dense"] = _cosine(qvec, hit.vector)
-        for node_id in [i for i in signals if i not in records]:
-            del signals[node_id]
+
+    def _complete(
+        self,
+        signals: dict[str, dict[str, float]],
+        vectors: dict[str, np.ndarray],
+        filters: Filters,
+        qvec: Sequence[float],
+    ) -> dict[str, dict[str, Any]]:
+        """The graph node of every admissible candidate; drops the others from ``signals``.
+
+        The vectors of candidates no dense search returned (keyword, entity and graph
+        ones) are read from Chroma in one lookup; their dense signal is the cosine
+        similarity to the query. Tags, when filtered on, are checked here for them.
+        """
+        graph = self._ctx.backend.graph
+        missing = [i for i in signals if i not in vectors and graph.node(i) is not None]
+        store = self._ctx.backend.vectors
+        vectors.update(store.vectors_of(missing))
+        if filters.tags and missing:
+            rows = store.get(missing)
+            untagged = {i for i in missing if i not in rows or not _has_tag(filters, rows[i][1])}
+        else:
+            untagged = set()
+        nodes: dict[str, dict[str, Any]] = {}
+        for memory_id in list(signals):
+            node = graph.node(memory_id)
+            if (
+                memory_id not in vectors
+                or memory_id in untagged
+                or node is None
+                or node.get("kind") != "memory"
+                or not filters.admits(node)
+            ):
+                del signals[memory_id]
+                continue
+            nodes[memory_id] = node
+        unscored = [i for i in nodes if "dense" not in signals[i]]
+        if unscored:
+            matrix = np.stack([vectors[i] for i in unscored])
+            for memory_id, similarity in zip(unscored, _cosines(qvec, matrix), strict=True):
+                signals[memory_id]["dense"] = float(similarity)
+        return nodes
+
+    def _result(
+        self,
+        record: MemoryRecord,
+        score: float,
+        f: Factors,
+        signals: dict[str, float],
+        route_note: str,
+    ) -> RetrievalResult:
+        return RetrievalResult(
+            id=record.id,
+            memory_type=record.memory_type,
+            content=record.content,
+            score=round(score, 6),
+            timestamp=record.timestamp,
+            metadata=record.metadata,
+            source_ids=record.source_ids,
+            relevance=round(f.relevance, 6),
+            importance=f.importance,
+            recency=f.recency,
+            retention=f.retention,
+            record=record,
+            signals={s: round(v, 6) for s, v in signals.items()},
+            route=route_note,
+        )
 
 
-def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    va, vb = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    na, nb = float(np.linalg.norm(va)), float(np.linalg.norm(vb))
-    return float(va @ vb) / (na * nb) if na and nb else 0.0
+def _cosines(query: Sequence[float], matrix: np.ndarray) -> np.ndarray:
+    """Cosine similarity of ``query`` to each row of ``matrix`` (0 for zero vectors)."""
+    q = np.asarray(query, dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=1) * float(np.linalg.norm(q))
+    dots = (matrix * q).sum(axis=1)  # not ``@``: waking BLAS threads costs more than this product
+    return np.divide(dots, norms, out=np.zeros_like(dots), where=norms > 0)
 
 
 def _and(where: dict[str, object] | None, clause: dict[str, object]) -> dict[str, object]:
@@ -339,6 +368,6 @@ def _admits_type(filters: Filters, memory_type: MemoryType) -> bool:
     return not filters.memory_types or memory_type in filters.memory_types
 
 
-def _has_tag(filters: Filters, record: MemoryRecord) -> bool:
-    """Tags are checked here for candidates that came from the graph or the entity index."""
-    return not filters.tags or bool(set(filters.tags) & set(record.tags))
+def _has_tag(filters: Filters, metadata: Mapping[str, object]) -> bool:
+    """Tags (any of them) for candidates that came from the keyword or entity index or the graph."""
+    return not filters.tags or any(codec.tag_key(t) in metadata for t in filters.tags)

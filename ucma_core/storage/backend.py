@@ -30,7 +30,7 @@ from ucma_core.storage.journal import Journal
 from ucma_core.storage.keywords import KeywordIndex, KeywordRow
 from ucma_core.storage.lock import FolderLock
 from ucma_core.storage.manifest import Manifest
-from ucma_core.storage.vectors import VectorHit, VectorStore, open_chroma
+from ucma_core.storage.vectors import VectorStore, open_chroma
 
 __all__ = ["Backend"]
 
@@ -158,10 +158,6 @@ class Backend:
             for i, (doc, meta) in rows.items()
             if self.graph.node(i) is not None
         }
-
-    def decode_hit(self, hit: VectorHit) -> MemoryRecord | None:
-        node = self.graph.node(hit.id)
-        return None if node is None else codec.decode(hit.id, hit.document, hit.metadata, node)
 
     # ------------------------------------------------------------------ lifecycle
     def close(self, *, compact: bool = False) -> None:

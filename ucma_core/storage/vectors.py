@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ucma_core.config import ChromaConfig
 from ucma_core.errors import StorageError
 
@@ -25,13 +27,13 @@ Where = dict[str, Any]
 @dataclass(frozen=True)
 class VectorHit:
     """A stored record as a search or lookup returns it (``distance`` is cosine distance;
-    ``nan`` for a lookup by id)."""
+    ``nan`` for a lookup by id; ``vector`` is a float32 array when asked for)."""
 
     id: str
     distance: float
     document: str
     metadata: Metadata
-    vector: list[float] | None = None
+    vector: np.ndarray | None = None
 
 
 def open_chroma(config: ChromaConfig, folder: Path) -> Any:
@@ -115,40 +117,43 @@ class VectorStore:
         except Exception as e:
             raise StorageError(f"Chroma could not count records: {e}") from e
 
-    def query(
-        self,
-        vector: Sequence[float],
-        n: int,
-        where: Where | None = None,
-        ids: Sequence[str] | None = None,
-        *,
-        with_vectors: bool = False,
-    ) -> list[VectorHit]:
-        """Nearest ``n`` records to ``vector`` among those matching ``where`` (and ``ids``)."""
-        if n <= 0 or (ids is not None and not ids):
+    def nearest(
+        self, vector: Sequence[float], n: int, where: Where | None = None
+    ) -> list[tuple[str, float, np.ndarray]]:
+        """``(id, cosine distance, float32 vector)`` of the nearest ``n`` records matching
+        ``where``, nearest first. Reads no text or metadata, which makes it cheaper than
+        :meth:`query`."""
+        if n <= 0:
             return []
-        include = ["documents", "metadatas", "distances"] + (["embeddings"] if with_vectors else [])
-        kwargs: dict[str, Any] = {"query_embeddings": [list(vector)], "n_results": n, "include": include}
+        kwargs: dict[str, Any] = {
+            "query_embeddings": [list(vector)],
+            "n_results": n,
+            "include": ["distances", "embeddings"],
+        }
         if where:
             kwargs["where"] = where
-        if ids is not None:
-            kwargs["ids"] = list(ids)
         try:
             res = self._col.query(**kwargs)
         except Exception as e:
             raise StorageError(f"Chroma query failed: {e}") from e
-        vectors = res["embeddings"][0] if with_vectors else [None] * len(res["ids"][0])
         return [
-            VectorHit(i, float(dist), doc or "", dict(meta or {}), None if vec is None else list(vec))
-            for i, dist, doc, meta, vec in zip(
-                res["ids"][0],
-                res["distances"][0],
-                res["documents"][0],
-                res["metadatas"][0],
-                vectors,
-                strict=True,
-            )
+            (i, float(d), np.asarray(v, dtype=np.float32))
+            for i, d, v in zip(res["ids"][0], res["distances"][0], res["embeddings"][0], strict=True)
         ]
+
+    def vectors_of(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """``{id: float32 vector}`` for those of ``ids`` that exist (no text or metadata read)."""
+        if not ids:
+            return {}
+        try:
+            res = self._col.get(ids=list(ids), include=["embeddings"])
+        except Exception as e:
+            raise StorageError(f"Chroma could not read {len(ids)} vector(s): {e}") from e
+        return {
+            i: np.asarray(v, dtype=np.float32)
+            for i, v in zip(res["ids"], res["embeddings"], strict=True)
+            if v is not None
+        }
 
     def lookup(self, ids: Sequence[str], *, with_vectors: bool = False) -> list[VectorHit]:
         """The records of those of ``ids`` that exist, as hits with ``distance`` = nan."""
@@ -161,7 +166,7 @@ class VectorStore:
             raise StorageError(f"Chroma could not read {len(ids)} record(s): {e}") from e
         vectors = res["embeddings"] if with_vectors else [None] * len(res["ids"])
         return [
-            VectorHit(i, float("nan"), doc or "", dict(meta or {}), None if vec is None else list(vec))
+            VectorHit(i, float("nan"), doc or "", dict(meta or {}), _array(vec))
             for i, doc, meta, vec in zip(res["ids"], res["documents"], res["metadatas"], vectors, strict=True)
         ]
 
@@ -201,3 +206,7 @@ class VectorStore:
                 con.close()
         except sqlite3.Error as e:
             raise StorageError(f"could not scrub deleted text from {db}: {e}") from e
+
+
+def _array(vector: Any) -> np.ndarray | None:
+    return None if vector is None else np.asarray(vector, dtype=np.float32)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 from ucma_core import Memory
 from ucma_core.embedders import HashingEmbedder
 from ucma_core.storage.keywords import KeywordIndex, KeywordRow, keywords, match_query
@@ -51,3 +53,44 @@ def test_missing_or_stale_index_is_rebuilt_from_chroma_on_open(folder, clock) ->
     with Memory(folder, embedder=HashingEmbedder(), clock=clock) as m:
         assert m._backend.keywords.ids() == {a, b}  # type: ignore[union-attr]
         assert {h.id for h in m.remember("Kowalski", k=2)} == {a, b}
+
+
+def test_rows_serve_reads_by_id_and_fall_back_to_chroma(folder, clock) -> None:
+    with Memory(folder, embedder=HashingEmbedder(), clock=clock) as m:
+        a = m.observe(
+            "Kayak rental at the lake, 30 euros", tags=["leisure"], metadata={"k": 1}, importance=0.9
+        )
+        index = m._backend.keywords
+        assert index is not None
+        text, stored = index.rows([a, "no-such-id"])[a]
+        assert text == "Kayak rental at the lake, 30 euros" and stored["memory_type"] == "episodic"
+        before = m.get(a)
+    # a folder whose index rows keep no fields (written before they did) still reads in full
+    con = sqlite3.connect(folder / "keywords.sqlite3")
+    con.execute("UPDATE rowids SET stored = NULL")
+    con.commit()
+    con.close()
+    with Memory(folder, embedder=HashingEmbedder(), clock=clock) as m:
+        assert m._backend.keywords.rows([a]) == {}  # type: ignore[union-attr]
+        again = m.get(a)
+        assert again is not None and before is not None
+        assert (again.content, again.tags, again.metadata) == (before.content, before.tags, before.metadata)
+        assert [h.id for h in m.remember("kayak lake", tags=["leisure"])] == [a]
+
+
+def test_an_index_without_the_stored_column_is_upgraded(tmp_path) -> None:
+    con = sqlite3.connect(tmp_path / "keywords.sqlite3")
+    con.execute(
+        "CREATE VIRTUAL TABLE memories USING fts5(content, id UNINDEXED, user_id UNINDEXED, "
+        "agent_id UNINDEXED, session_id UNINDEXED, memory_type UNINDEXED, ts UNINDEXED)"
+    )
+    con.execute("CREATE TABLE rowids (id TEXT PRIMARY KEY, fts INTEGER NOT NULL)")
+    con.execute("INSERT INTO memories VALUES ('old text', 'old', 'u', '', '', 'episodic', 1.0)")
+    con.execute("INSERT INTO rowids VALUES ('old', 1)")
+    con.commit()
+    con.close()
+    index = KeywordIndex(tmp_path)
+    index.add([KeywordRow("new", "new text", "u", None, None, "episodic", 2.0, {"memory_type": "episodic"})])
+    assert index.rows(["old", "new"]) == {"new": ("new text", {"memory_type": "episodic"})}
+    assert [h.id for h in index.search("text", 5, user_id="u")] and index.ids() == {"old", "new"}
+    index.close()

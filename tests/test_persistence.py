@@ -259,8 +259,10 @@ def test_journal_is_compacted_into_the_snapshot_on_close(folder: Path) -> None:
     mem.close()  # idempotent
 
     assert (folder / JOURNAL).read_bytes() == b""
-    snapshot = json.loads((folder / SNAPSHOT).read_text("utf-8"))
-    nodes = dict((n, a) for n, a in snapshot["nodes"])
+    lines = [json.loads(line) for line in (folder / SNAPSHOT).read_text("utf-8").splitlines()]
+    assert lines[0]["format"] == "ucma-graph-snapshot"
+    assert lines[-1] == {"end": True, "entries": len(lines) - 2}
+    nodes = {entry[1]: entry[2] for entry in lines[1:-1] if entry[0] == "n"}
     for kind, memory_id in ids.items():
         assert nodes[memory_id]["memory_type"] == kind
         for key in ("access_count", "stability", "last_access"):
@@ -891,7 +893,7 @@ def test_small_snapshot_every_compacts_during_writes(folder: Path, every: int) -
     # A snapshot waits for max(snapshot_every, graph nodes) entries (O(1) per write), so the
     # journal is folded into the snapshot again and again while the writes go on.
     assert sum(1 for a, b in itertools.pairwise(lengths) if b < a) >= 2, lengths
-    snapshot_seq = json.loads((folder / SNAPSHOT).read_text("utf-8"))["seq"]
+    snapshot_seq = json.loads((folder / SNAPSHOT).read_text("utf-8").splitlines()[0])["seq"]
     assert all(json.loads(line)["seq"] > snapshot_seq for line in journal_lines(folder))
 
     config = MemoryConfig(snapshot_every=every)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from datetime import datetime, timezone
 
 import pytest
@@ -139,3 +140,29 @@ def test_results_carry_the_route(tmp_path) -> None:
     ) as m:
         m.observe("we planned the offsite")
         assert m.remember("what did we plan last week?")[0].route.startswith("temporal: time: last week")
+
+
+def test_tags_filter_candidates_found_only_by_keyword_or_graph(keep_all: Memory) -> None:
+    tagged = keep_all.observe("invoice ZX-99 for the boiler", tags=["home"])
+    untagged = keep_all.observe("invoice ZX-99 copy for the accountant")
+    keep_all.link(untagged, tagged, "related_to", 1.0)
+    hits = keep_all.remember("ZX-99", k=5, tags=["home"])
+    assert [h.id for h in hits] == [tagged]
+
+
+def test_ranking_reads_live_state_from_the_graph(keep_all: Memory, clock) -> None:
+    fact = keep_all.assert_fact("Ana", "lives in", "Porto")
+    assert fact.id in [h.id for h in keep_all.remember("where does Ana live", k=3)]
+    clock.advance(seconds=60)
+    keep_all.assert_fact("Ana", "lives in", "Lisbon", exclusive=True)  # Porto ends now
+    ids = [h.id for h in keep_all.remember("where does Ana live", k=3)]
+    assert fact.id not in ids
+
+
+def test_close_stops_the_keyword_thread(folder, clock) -> None:
+    m = Memory(folder, embedder=HashingEmbedder(), clock=clock)
+    m.observe("a memory to search", importance=0.9)
+    m.remember("memory")
+    assert any(t.name.startswith("ucma-keyword") for t in threading.enumerate())
+    m.close()
+    assert not any(t.name.startswith("ucma-keyword") for t in threading.enumerate())

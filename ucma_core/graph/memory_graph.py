@@ -8,6 +8,7 @@ edge *type* has its own weight (``kinds``); the edge's ``weight`` is the largest
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from enum import Enum
@@ -17,9 +18,21 @@ import networkx as nx
 import numpy as np
 
 from ucma_core.errors import CorruptStoreError, InvalidInputError
-from ucma_core.storage.journal import Journal, Op
+from ucma_core.storage.journal import Entry, Journal, Op
 
 __all__ = ["EdgeType", "MemoryGraph"]
+
+#: Node attributes whose few distinct values repeat across many nodes: one string object
+#: each (``sys.intern``) instead of one per node, which matters at 100k nodes.
+_REPEATED = ("kind", "memory_type", "user_id", "agent_id", "session_id", "source", "tier", "status")
+
+
+def _shared(attrs: dict[str, Any]) -> dict[str, Any]:
+    for key in _REPEATED:
+        value = attrs.get(key)
+        if type(value) is str:
+            attrs[key] = sys.intern(value)
+    return attrs
 
 
 class EdgeType(str, Enum):
@@ -63,29 +76,34 @@ class MemoryGraph:
         self._pagerank: dict[str, float] | None = None
 
     # ------------------------------------------------------------------ loading
-    def load(self, snapshot: dict[str, Any] | None, ops: Iterable[Op]) -> None:
-        """Rebuild from a snapshot and the journal entries after it (no journaling)."""
+    def load(self, snapshot: Iterable[Entry] | None, ops: Iterable[Op]) -> None:
+        """Rebuild from a snapshot's entries and the journal entries after it (no journaling)."""
         try:
-            if snapshot is not None:
-                for node_id, attrs in snapshot.get("nodes", []):
-                    self._g.add_node(node_id, **attrs)
-                for u, v, kinds in snapshot.get("edges", []):
+            for entry in snapshot or ():
+                if entry[0] == "n":
+                    _, node_id, attrs = entry
+                    self._g.add_node(node_id, **_shared(attrs))
+                elif entry[0] == "e":
+                    _, u, v, kinds = entry
                     self._g.add_edge(u, v, kinds=dict(kinds), weight=max(kinds.values()))
+                else:
+                    raise ValueError(f"unknown snapshot entry {entry[0]!r}")
             for op in ops:
                 self._apply(op)
-        except (TypeError, ValueError, KeyError) as e:
+        except (TypeError, ValueError, KeyError, IndexError) as e:
             raise CorruptStoreError(f"graph snapshot or journal entry is malformed: {e}") from e
 
-    def snapshot_state(self) -> dict[str, Any]:
-        return {
-            "nodes": [[n, dict(a)] for n, a in self._g.nodes(data=True)],
-            "edges": [[u, v, dict(a["kinds"])] for u, v, a in self._g.edges(data=True)],
-        }
+    def snapshot_entries(self) -> Iterator[Entry]:
+        """The whole graph as snapshot entries, read from the live graph (no copy)."""
+        for node_id, attrs in self._g.nodes(data=True):
+            yield ["n", node_id, attrs]
+        for u, v, data in self._g.edges(data=True):
+            yield ["e", u, v, data["kinds"]]
 
     def compact(self) -> None:
         """Write a fresh snapshot and empty the journal."""
         if self._journal is not None:
-            self._journal.write_snapshot(self.snapshot_state())
+            self._journal.write_snapshot(self.snapshot_entries())
 
     # ------------------------------------------------------------------ writing
     @contextmanager
@@ -123,7 +141,7 @@ class MemoryGraph:
             if op["id"] in self._g:
                 self._g.nodes[op["id"]].update(op["a"])
             else:
-                self._g.add_node(op["id"], **op["a"])
+                self._g.add_node(op["id"], **_shared(op["a"]))
         elif kind == "x":
             if op["id"] in self._g:
                 self._g.remove_node(op["id"])

@@ -114,21 +114,17 @@ class Backend:
         for start in range(0, len(missing), 1000):
             rows = self.vectors.get(missing[start : start + 1000])
             self.keywords.add(
-                _keyword_row(codec.decode(i, doc, meta, None)) for i, (doc, meta) in rows.items()
+                _keyword_row(codec.decode(i, doc, meta, None), meta) for i, (doc, meta) in rows.items()
             )
 
     # ------------------------------------------------------------------ writes
     def insert(self, records: Sequence[MemoryRecord], vectors: Sequence[Sequence[float]]) -> None:
         """Store new records: Chroma first, then their graph nodes (one journal append
         when called inside :meth:`MemoryGraph.batch`)."""
-        self.vectors.add(
-            [r.id for r in records],
-            vectors,
-            [r.content for r in records],
-            [codec.to_metadata(r) for r in records],
-        )
+        metadatas = [codec.to_metadata(r) for r in records]
+        self.vectors.add([r.id for r in records], vectors, [r.content for r in records], metadatas)
         assert self.keywords is not None
-        self.keywords.add(_keyword_row(r) for r in records)
+        self.keywords.add(_keyword_row(r, m) for r, m in zip(records, metadatas, strict=True))
         for record in records:
             self.graph.put_node(record.id, codec.node_attrs(record))
 
@@ -151,8 +147,13 @@ class Backend:
 
     # ------------------------------------------------------------------ reads
     def fetch(self, ids: Sequence[str]) -> dict[str, MemoryRecord]:
-        """Full records for those of ``ids`` that exist."""
-        rows = self.vectors.get(ids)
+        """Full records for those of ``ids`` that exist: from the keyword index's copy of
+        their fields, from Chroma for any row without one."""
+        ids = [i for i in ids if self.graph.node(i) is not None]
+        assert self.keywords is not None
+        rows = self.keywords.rows(ids)
+        if len(rows) < len(ids):
+            rows.update(self.vectors.get([i for i in ids if i not in rows]))
         return {
             i: codec.decode(i, doc, meta, self.graph.node(i))
             for i, (doc, meta) in rows.items()
@@ -183,7 +184,7 @@ class Backend:
             self._lock.release()
 
 
-def _keyword_row(record: MemoryRecord) -> KeywordRow:
+def _keyword_row(record: MemoryRecord, stored: dict[str, str | int | float | bool]) -> KeywordRow:
     return KeywordRow(
         id=record.id,
         content=record.content,
@@ -192,4 +193,5 @@ def _keyword_row(record: MemoryRecord) -> KeywordRow:
         session_id=record.session_id,
         memory_type=record.memory_type.value,
         timestamp=record.timestamp,
+        stored=stored,
     )

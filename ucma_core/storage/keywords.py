@@ -1,7 +1,10 @@
 """The keyword index: SQLite FTS5 with BM25 ranking, in the memory folder.
 
 Every memory's text is indexed with its scope, type and time, so keyword search
-filters the same way dense search does. The index is derived data: it is updated
+filters the same way dense search does. Each row also keeps a copy of the
+record's stored fields (the Chroma metadata), so reading memories by id — which
+every :meth:`~ucma_core.Memory.remember` does for its results — is one SQLite
+primary-key lookup instead of a Chroma read. The index is derived data: it is updated
 on every write and deletion, and when it is missing or disagrees with Chroma
 after a crash it is repaired from Chroma on open. Deleted rows are purged with
 ``secure_delete``, a VACUUM and a WAL checkpoint, so :meth:`KeywordIndex.scrub` leaves no text of a
@@ -11,6 +14,7 @@ forgotten user in the file.
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 import sqlite3
 from collections.abc import Iterable, Sequence
@@ -45,6 +49,8 @@ class KeywordRow:
     session_id: str | None
     memory_type: str
     timestamp: float
+    #: The record's Chroma metadata (served by :meth:`KeywordIndex.rows`); ``None`` stores none.
+    stored: dict[str, str | int | float | bool] | None = None
 
 
 @dataclass(frozen=True)
@@ -88,8 +94,13 @@ class KeywordIndex:
                 "content, id UNINDEXED, user_id UNINDEXED, agent_id UNINDEXED, session_id UNINDEXED, "
                 "memory_type UNINDEXED, ts UNINDEXED, tokenize='porter unicode61 remove_diacritics 2')"
             )
-            # memory id -> FTS rowid, so a deletion is an index lookup, not a scan
-            self._db.execute("CREATE TABLE IF NOT EXISTS rowids (id TEXT PRIMARY KEY, fts INTEGER NOT NULL)")
+            # memory id -> FTS rowid (a deletion is an index lookup, not a scan) and stored fields
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS rowids (id TEXT PRIMARY KEY, fts INTEGER NOT NULL, stored TEXT)"
+            )
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(rowids)")}
+            if "stored" not in columns:  # a folder written before rows kept their fields
+                self._db.execute("ALTER TABLE rowids ADD COLUMN stored TEXT")
         except sqlite3.Error as e:
             raise StorageError(f"cannot open keyword index {self.path}: {e}") from e
 
@@ -103,6 +114,7 @@ class KeywordIndex:
                 r.session_id or "",
                 r.memory_type,
                 r.timestamp,
+                None if r.stored is None else json.dumps(r.stored, ensure_ascii=False, allow_nan=False),
             )
             for r in rows
         ]
@@ -114,10 +126,11 @@ class KeywordIndex:
                 cur = self._db.execute(
                     "INSERT INTO memories(content, id, user_id, agent_id, session_id, memory_type, ts) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    row,
+                    row[:7],
                 )
                 self._db.execute(
-                    "INSERT OR REPLACE INTO rowids(id, fts) VALUES (?, ?)", (row[1], cur.lastrowid)
+                    "INSERT OR REPLACE INTO rowids(id, fts, stored) VALUES (?, ?, ?)",
+                    (row[1], cur.lastrowid, row[7]),
                 )
             self._db.execute("COMMIT")
         except sqlite3.Error as e:
@@ -156,6 +169,23 @@ class KeywordIndex:
             return {row[0] for row in self._db.execute("SELECT id FROM rowids")}
         except sqlite3.Error as e:
             raise StorageError(f"cannot read keyword index {self.path}: {e}") from e
+
+    def rows(self, ids: Sequence[str]) -> dict[str, tuple[str, dict[str, str | int | float | bool]]]:
+        """``{id: (text, stored fields)}`` for those of ``ids`` whose row keeps its fields."""
+        out: dict[str, tuple[str, dict[str, str | int | float | bool]]] = {}
+        try:
+            for start in range(0, len(ids), 500):
+                chunk = list(ids[start : start + 500])
+                marks = ",".join("?" * len(chunk))
+                for memory_id, content, stored in self._db.execute(
+                    "SELECT r.id, m.content, r.stored FROM rowids r JOIN memories m ON m.rowid = r.fts "
+                    f"WHERE r.id IN ({marks}) AND r.stored IS NOT NULL",
+                    chunk,
+                ):
+                    out[memory_id] = (content, json.loads(stored))
+        except (sqlite3.Error, json.JSONDecodeError) as e:
+            raise StorageError(f"cannot read rows from keyword index {self.path}: {e}") from e
+        return out
 
     def search(
         self,

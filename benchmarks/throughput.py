@@ -391,6 +391,36 @@ def _row(
     return f"| {n} | {label} | {fmt(c)} | {fmt(u)} | {r} | {fmt(cx)} | {fmt(ux)} | {rx} |"
 
 
+def _loop_rows(
+    n: int, label: str, chroma: dict[str, Any], ucma: dict[str, Any], stats: Sequence[str]
+) -> list[str]:
+    """Rows for one :func:`_timed_loop` result: the chosen latency statistics, then CPU per op."""
+    rows = [
+        _row(
+            n,
+            f"{label} {stat}, ms",
+            chroma["wall"][stat],
+            ucma["wall"][stat],
+            chroma["wall_ex"][stat],
+            ucma["wall_ex"][stat],
+            _ms,
+        )
+        for stat in stats
+    ]
+    rows.append(
+        _row(
+            n,
+            f"{label} CPU per op, ms",
+            chroma["cpu_mean"],
+            ucma["cpu_mean"],
+            chroma["cpu_mean_ex"],
+            ucma["cpu_mean_ex"],
+            _ms,
+        )
+    )
+    return rows
+
+
 def render(results: dict[tuple[str, str, int], dict[str, Any]], args: argparse.Namespace, wall: float) -> str:
     import chromadb
 
@@ -433,31 +463,8 @@ def render(results: dict[tuple[str, str, int], dict[str, Any]], args: argparse.N
         c1, u1 = results.get(("chroma", "single", n)), results.get(("ucma", "single", n))
         c2, u2 = results.get(("chroma", "bulk", n)), results.get(("ucma", "bulk", n))
         if c1 and u1:
-            m = c1["single_count"]
-            cs, us = c1["single"], u1["single"]
-            for stat in ("mean", "p50", "p95", "max"):
-                lines.append(
-                    _row(
-                        n,
-                        f"add / observe one-by-one ({m} ops) {stat}, ms",
-                        cs["wall"][stat],
-                        us["wall"][stat],
-                        cs["wall_ex"][stat],
-                        us["wall_ex"][stat],
-                        _ms,
-                    )
-                )
-            lines.append(
-                _row(
-                    n,
-                    "add / observe one-by-one CPU per op, ms",
-                    cs["cpu_mean"],
-                    us["cpu_mean"],
-                    cs["cpu_mean_ex"],
-                    us["cpu_mean_ex"],
-                    _ms,
-                )
-            )
+            label = f"add / observe one-by-one ({c1['single_count']} ops)"
+            lines += _loop_rows(n, label, c1["single"], u1["single"], ("mean", "p50", "p95", "max"))
         if c2 and u2:
             lines.append(
                 _row(
@@ -482,30 +489,7 @@ def render(results: dict[tuple[str, str, int], dict[str, Any]], args: argparse.N
                     lambda x: f"{x:.2f}",
                 )
             )
-            cq, uq = c2["query"], u2["query"]
-            for stat in ("p50", "p95"):
-                lines.append(
-                    _row(
-                        n,
-                        f"query / remember {stat}, ms",
-                        cq["wall"][stat],
-                        uq["wall"][stat],
-                        cq["wall_ex"][stat],
-                        uq["wall_ex"][stat],
-                        _ms,
-                    )
-                )
-            lines.append(
-                _row(
-                    n,
-                    "query / remember CPU per op, ms",
-                    cq["cpu_mean"],
-                    uq["cpu_mean"],
-                    cq["cpu_mean_ex"],
-                    uq["cpu_mean_ex"],
-                    _ms,
-                )
-            )
+            lines += _loop_rows(n, "query / remember", c2["query"], u2["query"], ("p50", "p95"))
     lines.append("")
     lines.append(
         "Ratios are UCMA time / Chroma time (for items/s: Chroma rate / UCMA rate), so >1 means "

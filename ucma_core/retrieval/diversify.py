@@ -12,7 +12,7 @@ __all__ = ["mmr"]
 def mmr(
     ranked: Sequence[str],
     scores: Mapping[str, float],
-    vectors: Mapping[str, Sequence[float] | np.ndarray | None],
+    vectors: Mapping[str, Sequence[float] | np.ndarray],
     k: int,
     *,
     lambda_: float,
@@ -20,20 +20,14 @@ def mmr(
 ) -> list[str]:
     """Pick ``k`` ids from ``ranked`` (best first) trading score against similarity to
     those already picked; a candidate at least ``duplicate_similarity`` (cosine) to a
-    picked one is dropped. Candidates without a vector are never penalised."""
+    picked one is dropped. ``vectors`` must hold a vector for every id in ``ranked``."""
     if lambda_ >= 1.0 and duplicate_similarity >= 1.0:
         return list(ranked[:k])
     ids = list(ranked)
-    rows = [vectors.get(i) for i in ids]
-    dim = next((len(v) for v in rows if v is not None), 0)
-    if dim and all(v is not None for v in rows):
-        matrix = np.asarray(np.stack(rows), dtype=np.float32)  # type: ignore[arg-type]
-    else:
-        matrix = np.zeros((len(ids), dim), dtype=np.float32)
-        for n, vec in enumerate(rows):
-            if vec is not None:
-                matrix[n] = vec
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True) if dim else np.zeros((len(ids), 1))
+    if not ids:
+        return []
+    matrix = np.asarray(np.stack([vectors[i] for i in ids]), dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     matrix = np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
     score = np.asarray([scores[i] for i in ids])
     closest = np.zeros(len(ids))  # highest similarity to anything picked so far
@@ -48,5 +42,5 @@ def mmr(
         picked.append(best)
         alive[best] = False
         # row by row, without BLAS: thread start-up costs more than these few products
-        closest = np.maximum(closest, (matrix * matrix[best]).sum(axis=1) if dim else 0.0)
+        closest = np.maximum(closest, (matrix * matrix[best]).sum(axis=1))
     return [ids[n] for n in picked]

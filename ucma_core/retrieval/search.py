@@ -151,8 +151,8 @@ class Retriever:
                 signals[memory_id]["entity"] = max(signals[memory_id].get("entity", 0.0), strength)
 
         self._mark_structured(signals, plan, time_range)
-        self._expand(signals, filters, active)
-        self._mark_structured(signals, plan, time_range)
+        reached = self._expand(signals, filters, active)
+        self._mark_structured({i: signals[i] for i in reached}, plan, time_range)
         nodes = self._complete(signals, vectors, filters, qvec)
 
         relevance = fuse(signals, fusion, active)
@@ -258,11 +258,12 @@ class Retriever:
             if procedural and node.get("memory_type") == MemoryType.PROCEDURAL.value:
                 sig["kind"] = 1.0
 
-    def _expand(self, signals: dict[str, dict[str, float]], filters: Filters, active: set[str]) -> None:
-        """Pull in graph neighbours of the best candidates with discounted activation."""
+    def _expand(self, signals: dict[str, dict[str, float]], filters: Filters, active: set[str]) -> list[str]:
+        """Pull in graph neighbours of the best candidates with discounted activation;
+        returns the ids that were not candidates before."""
         cfg = self._ctx.config
         if cfg.fusion.graph_seeds == 0 or cfg.graph.max_hops == 0 or not signals:
-            return
+            return []
         pre = fuse(signals, cfg.fusion, active - {"graph"})
         seeds = dict(sorted(pre.items(), key=lambda kv: (-kv[1], kv[0]))[: cfg.fusion.graph_seeds])
         graph = self._ctx.backend.graph
@@ -274,11 +275,15 @@ class Retriever:
             min_weight=cfg.graph.min_edge_weight,
         )
         top = max(seeds.values(), default=0.0) or 1.0
+        new = []
         for node_id, (_, activation) in reached.items():
             attrs = graph.node(node_id)
             if attrs is None or attrs.get("kind") != "memory" or not filters.admits(attrs):
                 continue
+            if node_id not in signals:
+                new.append(node_id)
             signals[node_id]["graph"] = max(signals[node_id].get("graph", 0.0), activation / top)
+        return new
 
     def _complete(
         self,
@@ -295,10 +300,9 @@ class Retriever:
         """
         graph = self._ctx.backend.graph
         missing = [i for i in signals if i not in vectors and graph.node(i) is not None]
-        store = self._ctx.backend.vectors
-        vectors.update(store.vectors_of(missing))
+        vectors.update(self._ctx.backend.vectors.vectors_of(missing))
         if filters.tags and missing:
-            rows = store.get(missing)
+            rows = self._ctx.backend.rows(missing)
             untagged = {i for i in missing if i not in rows or not _has_tag(filters, rows[i][1])}
         else:
             untagged = set()

@@ -146,19 +146,19 @@ class Backend:
         self.graph.put_node(memory_id, {k: list(v) if isinstance(v, tuple) else v for k, v in attrs.items()})
 
     # ------------------------------------------------------------------ reads
-    def fetch(self, ids: Sequence[str]) -> dict[str, MemoryRecord]:
-        """Full records for those of ``ids`` that exist: from the keyword index's copy of
-        their fields, from Chroma for any row without one."""
-        ids = [i for i in ids if self.graph.node(i) is not None]
+    def rows(self, ids: Sequence[str]) -> dict[str, tuple[str, dict[str, Any]]]:
+        """``{id: (text, stored fields)}`` for those of ``ids`` that exist: from the keyword
+        index's copy of their fields, from Chroma for any row without one."""
         assert self.keywords is not None
-        rows = self.keywords.rows(ids)
+        rows: dict[str, tuple[str, dict[str, Any]]] = dict(self.keywords.rows(ids))
         if len(rows) < len(ids):
             rows.update(self.vectors.get([i for i in ids if i not in rows]))
-        return {
-            i: codec.decode(i, doc, meta, self.graph.node(i))
-            for i, (doc, meta) in rows.items()
-            if self.graph.node(i) is not None
-        }
+        return rows
+
+    def fetch(self, ids: Sequence[str]) -> dict[str, MemoryRecord]:
+        """Full records for those of ``ids`` that exist (see :meth:`rows`)."""
+        nodes = {i: node for i in ids if (node := self.graph.node(i)) is not None}
+        return {i: codec.decode(i, doc, meta, nodes[i]) for i, (doc, meta) in self.rows(list(nodes)).items()}
 
     # ------------------------------------------------------------------ lifecycle
     def close(self, *, compact: bool = False) -> None:

@@ -83,13 +83,19 @@ class Journal:
             head = _json_line(fh.readline())
             if isinstance(head, dict) and "nodes" in head:  # one JSON document (earlier versions)
                 fh.close()
-                return _seq_of(head, self._corrupt), _document_entries(head)
+                return self._seq_in(head), _document_entries(head)
             if not isinstance(head, dict) or head.get("format") != _FORMAT:
                 raise self._corrupt("is not a UCMA graph snapshot")
-            return _seq_of(head, self._corrupt), self._entries(fh)
+            return self._seq_in(head), self._entries(fh)
         except BaseException:
             fh.close()
             raise
+
+    def _seq_in(self, head: dict[str, Any]) -> int:
+        try:
+            return int(head["seq"])
+        except (KeyError, TypeError, ValueError):
+            raise self._corrupt("has no sequence number") from None
 
     def _entries(self, fh: IO[bytes]) -> Iterator[Entry]:
         count = 0
@@ -200,13 +206,6 @@ def _json_line(line: bytes) -> Any:
         return json.loads(line)
     except ValueError as e:  # JSONDecodeError and UnicodeDecodeError
         raise CorruptStoreError(f"graph snapshot line is not valid JSON ({e}); restore from a backup") from e
-
-
-def _seq_of(head: dict[str, Any], corrupt: Any) -> int:
-    try:
-        return int(head["seq"])
-    except (KeyError, TypeError, ValueError):
-        raise corrupt("has no sequence number") from None
 
 
 def _document_entries(doc: dict[str, Any]) -> Iterator[Entry]:

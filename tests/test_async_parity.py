@@ -8,7 +8,7 @@ import inspect
 from ucma_core import Memory
 from ucma_core.embedders import HashingEmbedder
 
-SYNC_ONLY = {"now"}
+SYNC_ONLY = {"scope", "now"}
 
 
 def _public_methods() -> list[str]:

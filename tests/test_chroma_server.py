@@ -147,7 +147,7 @@ def test_observe_remember_assert_fact_and_forget_through_a_server(
         assert mem.remember("tomatoes spring", user_id="bob") == []
         assert mem.forget(bob) is False
         stats = mem.stats()
-        assert stats["memories"] == mem._backend.vectors.count() == 2
+        assert stats["memories"] == mem.verify().chroma_records == 2
     assert not (folder / "chroma").exists(), "server mode must not create an embedded Chroma"
 
 
@@ -166,9 +166,9 @@ def test_reopen_on_the_same_server_finds_everything(tmp_path: Path, chroma_serve
         assert mem.get(gone) is None  # type: ignore[arg-type]
         assert episode in [r.id for r in mem.remember("server keeps vectors", user_id="u", k=3)]
         assert [f.id for f in mem.facts_about("server", user_id="u")] == [fact.id]
-        assert mem.stats()["memories"] == mem._backend.vectors.count() == 2
+        assert mem.stats()["memories"] == mem.verify().chroma_records == 2
         assert mem.forget_user("u") == 2
-        assert mem.stats()["memories"] == mem._backend.vectors.count() == 0
+        assert mem.stats()["memories"] == mem.verify().chroma_records == 0
 
 
 def test_two_folders_on_one_server_do_not_see_each_other(tmp_path: Path, chroma_server: ChromaServer) -> None:

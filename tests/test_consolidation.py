@@ -13,7 +13,7 @@ from tests.openai_server import FakeOpenAIServer, malformed
 from ucma_core import Fact, Memory, MemoryConfig, Tier
 from ucma_core.embedders import HashingEmbedder
 from ucma_core.errors import InvalidInputError, ProviderError
-from ucma_core.graph.memory_graph import EdgeType
+from ucma_core.storage.graph import EdgeType
 from ucma_core.providers import OfflineProvider, OpenAIProvider
 
 DAY = 86_400.0
@@ -59,7 +59,7 @@ def test_a_cycle_compresses_groups_extracts_supersedes_and_learns(keep_all: Memo
     assert set(summary.source_ids) == set(originals)
     linked = {
         v
-        for _, v, _, _ in keep_all._backend.graph.edges_of(summary.id, EdgeType.CONSOLIDATES, direction="out")
+        for _, v, _, _ in keep_all.edges(summary.id, edge_type=EdgeType.CONSOLIDATES, direction="out")
     }
     assert linked == set(originals) - {originals[8]}  # the merged duplicate is gone, its twin stays
     assert keep_all.get(originals[0]).tier is Tier.MEDIUM_TERM  # type: ignore[union-attr]

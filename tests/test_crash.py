@@ -84,13 +84,12 @@ for memory_id in expected["probe"]:
     hits = [r.id for r in mem.remember(content, user_id="crash", k=5)]
     if memory_id not in hits:
         out["recall_misses"].append(memory_id)
-graph_ids = {n for n, a in mem._backend.graph.nodes() if a.get("kind") == "memory"}
-out["graph_count"] = len(graph_ids)
+report = mem.verify()
+out["graph_count"] = report.graph_memories
 out["stats_count"] = mem.stats()["memories"]
-out["chroma_count"] = mem._backend.vectors.count()
-out["same_ids"] = graph_ids == mem._backend.vectors.all_ids()
-out["bare_nodes"] = sorted(n for n, a in mem._backend.graph.nodes()
-                          if a.get("kind") not in ("memory", "entity"))
+out["chroma_count"] = report.chroma_records
+out["same_ids"] = not report.only_in_graph and not report.only_in_chroma
+out["bare_nodes"] = list(report.bare_nodes)
 # Still writable after recovery.
 out["after_write"] = mem.observe(sys.argv[4], user_id="crash", session_id="verifier", importance=1.0)
 live = sorted(i for i in expected["present"] if mem.get(i) is not None)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from ucma_core import Episode, Memory, MemoryType, Tier
-from ucma_core.graph.memory_graph import EdgeType
+from ucma_core.storage.graph import EdgeType
 
 
 def test_observe_then_remember_returns_the_episode_with_its_fields(mem: Memory, clock) -> None:
@@ -74,21 +74,21 @@ def test_session_chain_is_in_time_order_even_when_imported_out_of_order(keep_all
     c = keep_all.observe("third", session_id="s", timestamp=300.0)
     b = keep_all.observe("second", session_id="s", timestamp=200.0)
     keep_all.observe("elsewhere", session_id="other", timestamp=150.0)
-    assert keep_all._episodic.session(None, None, "s") == [a, b, c]
-    assert keep_all._episodic.neighbours(b) == (a, c)
-    graph = keep_all._backend.graph
-    follows = {(u, v) for u, v, _, _ in graph.edges_of(b, EdgeType.FOLLOWED_BY)}
+    assert [e.id for e in keep_all.history(session_id="s")] == [a, b, c]
+    follows = {(u, v) for u, v, _, _ in keep_all.edges(b, edge_type=EdgeType.FOLLOWED_BY)}
     assert follows == {(a, b), (b, c)}
-    assert graph.edges_of(a, EdgeType.FOLLOWED_BY, direction="out") == [(a, b, "followed_by", 1.0)]
+    assert keep_all.edges(a, edge_type=EdgeType.FOLLOWED_BY, direction="out") == [(a, b, "followed_by", 1.0)]
     keep_all.forget(b)
-    assert keep_all._episodic.neighbours(a) == (None, c)
+    assert keep_all.edges(a, edge_type=EdgeType.FOLLOWED_BY, direction="out") == [(a, c, "followed_by", 1.0)]
+    assert [e.id for e in keep_all.history(session_id="s")] == [a, c]
 
 
 def test_time_range_queries_use_the_index_and_filter_remember(keep_all: Memory) -> None:
     ids = [
         keep_all.observe(f"daily standup notes {d}", timestamp=1_000_000 + d * 86_400.0) for d in range(10)
     ]
-    assert keep_all._episodic.in_range(1_000_000 + 2 * 86_400, 1_000_000 + 4 * 86_400) == ids[2:5]
+    window = (1_000_000 + 2 * 86_400, 1_000_000 + 4 * 86_400)
+    assert [r.id for r in keep_all.list_memories(time_range=window, newest_first=False)] == ids[2:5]
     hits = keep_all.remember(
         "standup notes", k=10, time_range=(1_000_000 + 2 * 86_400, 1_000_000 + 4 * 86_400)
     )

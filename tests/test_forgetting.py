@@ -35,8 +35,9 @@ def test_unused_memories_fade_and_go_while_used_ones_survive(mem: Memory, clock)
     report = mem.prune()
     assert report.forgotten == preview.forgotten and report.by_type == {"episodic": 1}
     assert mem.get(unused) is None and mem.get(used) is not None
-    assert mem._backend.keywords.ids() == {used}  # type: ignore[union-attr]
-    assert unused not in mem._episodic.in_range(0, clock.now)
+    report_after = mem.verify()
+    assert report_after.ok and report_after.keyword_rows == 1
+    assert [r.id for r in mem.list_memories(time_range=(0, clock.now))] == [used]
 
 
 def test_protected_memories_never_go(mem: Memory, clock) -> None:

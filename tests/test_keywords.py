@@ -36,13 +36,14 @@ def test_index_follows_writes_forget_and_forget_user(mem: Memory) -> None:
     a = mem.observe("Ana's locker code is 7731", user_id="ana", importance=0.9)
     b = mem.observe("Bob's locker code is 1188", user_id="bob", importance=0.9)
     f = mem.assert_fact("Ana", "owns", "a kayak", user_id="ana")
-    index = mem._backend.keywords
-    assert index is not None and index.ids() == {a, b, f.id}
+    index = KeywordIndex(mem.path)  # a second reader of the folder's keyword index
+    assert index.ids() == {a, b, f.id}
     assert [h.id for h in index.search("7731", 5, user_id="ana")] == [a]
     mem.forget(a)
     assert index.ids() == {b, f.id}
     mem.forget_user("bob")
     assert index.ids() == {f.id}
+    index.close()
 
 
 def test_missing_or_stale_index_is_rebuilt_from_chroma_on_open(folder, clock) -> None:
@@ -51,7 +52,7 @@ def test_missing_or_stale_index_is_rebuilt_from_chroma_on_open(folder, clock) ->
         b = m.observe("Kowalski invoiced 240 euros", importance=0.9)
     (folder / "keywords.sqlite3").unlink()
     with Memory(folder, embedder=HashingEmbedder(), clock=clock) as m:
-        assert m._backend.keywords.ids() == {a, b}  # type: ignore[union-attr]
+        assert m.verify().ok and m.verify().keyword_rows == 2
         assert {h.id for h in m.remember("Kowalski", k=2)} == {a, b}
 
 
@@ -60,9 +61,9 @@ def test_rows_serve_reads_by_id_and_fall_back_to_chroma(folder, clock) -> None:
         a = m.observe(
             "Kayak rental at the lake, 30 euros", tags=["leisure"], metadata={"k": 1}, importance=0.9
         )
-        index = m._backend.keywords
-        assert index is not None
+        index = KeywordIndex(m.path)
         text, stored = index.rows([a, "no-such-id"])[a]
+        index.close()
         assert text == "Kayak rental at the lake, 30 euros" and stored["memory_type"] == "episodic"
         before = m.get(a)
     # a folder whose index rows keep no fields (written before they did) still reads in full
@@ -71,7 +72,9 @@ def test_rows_serve_reads_by_id_and_fall_back_to_chroma(folder, clock) -> None:
     con.commit()
     con.close()
     with Memory(folder, embedder=HashingEmbedder(), clock=clock) as m:
-        assert m._backend.keywords.rows([a]) == {}  # type: ignore[union-attr]
+        index = KeywordIndex(m.path)
+        assert index.rows([a]) == {}
+        index.close()
         again = m.get(a)
         assert again is not None and before is not None
         assert (again.content, again.tags, again.metadata) == (before.content, before.tags, before.metadata)

@@ -72,17 +72,15 @@ def _nearly(a: Any, b: Any) -> bool:
 
 def _consistent(mem: Memory) -> None:
     """Graph memory nodes and Chroma records are the same set."""
-    graph_ids = {n for n, a in mem._backend.graph.nodes() if a.get("kind") == "memory"}
-    chroma_ids = mem._backend.vectors.all_ids()
-    assert graph_ids == chroma_ids
-    assert mem.stats()["memories"] == mem._backend.vectors.count() == len(chroma_ids)
+    report = mem.verify()
+    assert report.only_in_graph == report.only_in_chroma == ()
+    assert mem.stats()["memories"] == report.chroma_records == report.graph_memories
     # No bare nodes (e.g. created implicitly by an edge to a node the graph lost).
-    kinds = {n: a.get("kind") for n, a in mem._backend.graph.nodes()}
-    assert {n: k for n, k in kinds.items() if k not in ("memory", "entity")} == {}
+    assert report.bare_nodes == ()
 
 
 def _followed_by(mem: Memory, memory_id: str) -> list[str]:
-    return [v for _, v, _, _ in mem._backend.graph.edges_of(memory_id, "followed_by", direction="out")]
+    return [v for _, v, _, _ in mem.edges(memory_id, edge_type="followed_by", direction="out")]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -718,7 +716,7 @@ def test_reconcile_drops_graph_nodes_that_chroma_lacks(folder: Path) -> None:
 
     with Memory(folder, embedder=HashingEmbedder()) as mem:
         assert mem.get(e2) is None and mem.get(fact) is None
-        assert e2 not in mem._backend.graph and fact not in mem._backend.graph
+        assert mem.edges(e2) == [] and mem.edges(fact) == [] and mem.verify().ok
         assert mem.get(e1) is not None and mem.get(e3) is not None
         assert mem.facts_about("green tea", user_id="u") == []
         hits = [r.id for r in mem.remember("orphan test leaves", user_id="u", k=10)]
@@ -773,7 +771,7 @@ out = {
     "ana_recall": [r.id for r in mem.remember("qzvxkwepisode qzvxkwbulk", user_id="ana", k=10)],
     "any_recall": [r.content for r in mem.remember("qzvxkwepisode qzvxkwbulk", user_id=ANY, k=50)],
     "stats": mem.stats()["memories"],
-    "chroma": mem._backend.vectors.count(),
+    "chroma": mem.verify().chroma_records,
 }
 mem.close()
 emit(out)
@@ -899,8 +897,7 @@ def test_small_snapshot_every_compacts_during_writes(folder: Path, every: int) -
     config = MemoryConfig(snapshot_every=every)
     with Memory(folder, embedder=HashingEmbedder(), config=config) as mem:
         assert {i: record_dict(mem.get(i)) for i in ids} == records
-        chain = [mem._backend.graph.node(i) for i in ids]
-        assert all(node is not None for node in chain)
+        assert all(mem.get(i) is not None for i in ids)
         episodes = [i for i in ids if records[i]["memory_type"] == "episodic"]
         for before, after in itertools.pairwise(episodes):
             assert _followed_by(mem, before) == [after]

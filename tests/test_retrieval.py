@@ -31,7 +31,7 @@ def test_temporal_route_prefers_memories_inside_the_range(keep_all: Memory, cloc
     recent = keep_all.observe("we discussed the garden fence again", timestamp=now - 1 * DAY)
     hits = keep_all.remember("what did we discuss about the fence yesterday?", k=2)
     assert hits[0].id == recent
-    assert hits[0].route.startswith("temporal")
+    assert str(hits[0].route).startswith("temporal")
     assert hits[0].signals.get("time") == 1.0 and "time" not in hits[1].signals
     month_hits = keep_all.remember("garden fence in the last 3 months", k=2)
     assert {h.id for h in month_hits} == {old, recent}
@@ -62,7 +62,7 @@ def test_entity_signal_brings_facts_and_their_episodes(mem: Memory) -> None:
     hits = mem.remember("What do you know about Marta?", user_id="ana", k=3)
     ids = [h.id for h in hits]
     assert fact.id in ids and ep in ids
-    assert hits[0].route.startswith("entity")
+    assert str(hits[0].route).startswith("entity")
     assert next(h for h in hits if h.id == fact.id).signals["entity"] == 1.0
 
 
@@ -87,7 +87,7 @@ def test_graph_expansion_brings_associated_memories(keep_all: Memory) -> None:
 def test_route_can_be_overridden_and_is_validated(keep_all: Memory) -> None:
     keep_all.observe("we met yesterday about the budget")
     hits = keep_all.remember("budget yesterday", route="hybrid")
-    assert hits[0].route.startswith("hybrid: set by caller") and "time" not in hits[0].signals
+    assert str(hits[0].route).startswith("hybrid: set by caller") and "time" not in hits[0].signals
     with pytest.raises(InvalidInputError):
         keep_all.remember("budget", route="psychic")
 
@@ -139,7 +139,7 @@ def test_results_carry_the_route(tmp_path) -> None:
         config=MemoryConfig(importance_threshold=0.0),
     ) as m:
         m.observe("we planned the offsite")
-        assert m.remember("what did we plan last week?")[0].route.startswith("temporal: time: last week")
+        assert str(m.remember("what did we plan last week?")[0].route).startswith("temporal: time: last week")
 
 
 def test_tags_filter_candidates_found_only_by_keyword_or_graph(keep_all: Memory) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ucma_core import Fact, Memory, MemoryType
-from ucma_core.graph.memory_graph import EdgeType
+from ucma_core.storage.graph import EdgeType
 
 
 def test_reasserting_reinforces_instead_of_duplicating(mem: Memory) -> None:
@@ -16,7 +16,7 @@ def test_reasserting_reinforces_instead_of_duplicating(mem: Memory) -> None:
     assert set(f2.source_ids) == {e1, e2}
     assert f2.access_count == 1
     assert mem.stats()["by_type"]["semantic"] == 1
-    derived = {v for _, v, _, _ in mem._backend.graph.edges_of(f1.id, EdgeType.DERIVED_FROM, direction="out")}
+    derived = {v for _, v, _, _ in mem.edges(f1.id, edge_type=EdgeType.DERIVED_FROM, direction="out")}
     assert derived == {e1, e2}
 
 
@@ -62,7 +62,7 @@ def test_exclusive_fact_supersedes_with_validity_times_and_keeps_history(mem: Me
     assert {f.object for f in history} == {"Berlin", "Lisbon"}
     hits = mem.remember("where does Ana live", user_id="ana", memory_types=["semantic"])
     assert [h.record.object for h in hits] == ["Lisbon"]  # type: ignore[attr-defined]
-    kinds = {k for _, v, k, _ in mem._backend.graph.edges_of(new.id, direction="out") if v == old.id}
+    kinds = {k for _, v, k, _ in mem.edges(new.id, direction="out") if v == old.id}
     assert kinds == {"supersedes", "contradicts"}
 
 

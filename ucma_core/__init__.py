@@ -17,7 +17,7 @@ from ucma_core.config import (
 from ucma_core.dynamics.consolidation import ConsolidationReport
 from ucma_core.dynamics.forgetting import ForgettingReport
 from ucma_core.errors import UCMAError
-from ucma_core.graph.memory_graph import EdgeType
+from ucma_core.storage.graph import EdgeType
 from ucma_core.memory import Memory
 from ucma_core.records import (
     Episode,
@@ -31,10 +31,13 @@ from ucma_core.records import (
     Procedure,
     ProcedureStatus,
     RetrievalResult,
+    RouteDecision,
     Source,
     Tier,
 )
-from ucma_core.scope import ANY
+from ucma_core.scope import ANY, Scope
+from ucma_core.scoped import ScopedMemory
+from ucma_core.storage.verify import VerifyReport
 from ucma_core.working_memory import WorkingItem, WorkingMemory
 
 __all__ = [
@@ -62,9 +65,13 @@ __all__ = [
     "RankingConfig",
     "RetentionConfig",
     "RetrievalResult",
+    "RouteDecision",
+    "Scope",
+    "ScopedMemory",
     "Source",
     "Tier",
     "UCMAError",
+    "VerifyReport",
     "WorkingItem",
     "WorkingMemory",
     "WorkingMemoryConfig",

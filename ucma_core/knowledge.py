@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any
 
 from ucma_core.errors import InvalidInputError, MemoryNotFoundError
-from ucma_core.graph.memory_graph import EdgeType
+from ucma_core.memory_base import MemoryBase
+from ucma_core.storage.graph import EdgeType
 from ucma_core.records import (
     Fact,
     Intention,
@@ -23,8 +24,7 @@ from ucma_core.records import (
     ProcedureStatus,
     Source,
 )
-from ucma_core.retrieval.filters import Filters
-from ucma_core.scope import AnyScope, Scope
+from ucma_core.scope import ANY, Scope, ScopeId
 from ucma_core.validation import (
     check_content,
     check_metadata,
@@ -34,20 +34,15 @@ from ucma_core.validation import (
     to_epoch,
 )
 
-if TYPE_CHECKING:
-    from ucma_core.memory import Memory
-
 __all__ = ["Knowledge"]
 
-R = TypeVar("R")
 
-
-class Knowledge:
-    """Explicit knowledge writes and lookups of a :class:`~ucma_core.Memory` (mixed into it)."""
+class Knowledge(MemoryBase):
+    """Explicit knowledge writes and lookups of a :class:`~ucma_core.Memory` (one of its parts)."""
 
     # ------------------------------------------------------------------ explicit writes
     def assert_fact(
-        self: Memory,
+        self,
         subject: str,
         predicate: str,
         object: str,
@@ -89,12 +84,12 @@ class Knowledge:
         }
         with self._lock:
             self._check_open()
-            session = check_scope_id(session_id, "session_id") or self._session_id
-            with self._backend.graph.batch():
-                return self._semantic.assert_fact(session_id=session, **args)  # type: ignore[arg-type]
+            session = self._write_session(session_id)
+            with self._stores.graph.batch():
+                return self._stores.semantic.assert_fact(session_id=session, **args)  # type: ignore[arg-type]
 
     def add_procedure(
-        self: Memory,
+        self,
         name: str,
         steps: Sequence[str],
         *,
@@ -138,44 +133,41 @@ class Knowledge:
         }
         with self._lock:
             self._check_open()
-            session = check_scope_id(session_id, "session_id") or self._session_id
-            with self._backend.graph.batch():
-                return self._procedural.add(session_id=session, **args)  # type: ignore[arg-type]
+            session = self._write_session(session_id)
+            with self._stores.graph.batch():
+                return self._stores.procedural.add(session_id=session, **args)  # type: ignore[arg-type]
 
-    def record_outcome(self: Memory, procedure_id: str, success: bool) -> Procedure:
+    def record_outcome(self, procedure_id: str, success: bool) -> Procedure:
         """Fold one run's outcome into a procedure's success rate; returns the updated procedure."""
         if not isinstance(success, bool):
             raise InvalidInputError(f"success must be a bool, not {type(success).__name__}")
         with self._lock:
             self._check_open()
-            self._require(procedure_id, MemoryType.PROCEDURAL)
-            self._procedural.record_outcome(procedure_id, success)
-            return self._fetch(procedure_id, Procedure)
+            self._stores.require(procedure_id, MemoryType.PROCEDURAL)
+            self._stores.procedural.record_outcome(procedure_id, success)
+            return self._stores.fetch_one(procedure_id, Procedure)
 
     def find_procedures(
-        self: Memory,
+        self,
         tags: Sequence[str],
         *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
+        user_id: ScopeId = None,
+        agent_id: ScopeId = None,
         include_deprecated: bool = False,
     ) -> list[Procedure]:
-        """Procedures sharing a trigger tag with ``tags``: most shared tags first, then by
-        evidence-weighted success rate."""
+        """Procedures in scope sharing a trigger tag with ``tags``: most shared tags first,
+        then by evidence-weighted success rate."""
         wanted = check_strings(tags, "tags")
+        scope = self._scope(user_id, agent_id)
         with self._lock:
             self._check_open()
-            ids = self._procedural.find(
-                wanted,
-                check_scope_id(user_id, "user_id"),
-                check_scope_id(agent_id, "agent_id"),
-                include_deprecated=include_deprecated,
+            ids = self._stores.procedural.find(
+                wanted, self._stores.scan(scope, [MemoryType.PROCEDURAL]), include_deprecated=include_deprecated
             )
-            found = self._backend.fetch(ids)
-            return [found[i] for i in ids if isinstance(found.get(i), Procedure)]  # type: ignore[misc]
+            return self._stores.fetch_ordered(ids, Procedure)
 
     def learn(
-        self: Memory,
+        self,
         insight: str,
         *,
         title: str = "",
@@ -213,22 +205,22 @@ class Knowledge:
         }
         with self._lock:
             self._check_open()
-            session = check_scope_id(session_id, "session_id") or self._session_id
-            with self._backend.graph.batch():
-                return self._learning.add(session_id=session, **args)  # type: ignore[arg-type]
+            session = self._write_session(session_id)
+            with self._stores.graph.batch():
+                return self._stores.learning.add(session_id=session, **args)  # type: ignore[arg-type]
 
-    def validate_learning(self: Memory, learning_id: str, success: bool) -> Learning:
+    def validate_learning(self, learning_id: str, success: bool) -> Learning:
         """Confirm (+0.10 confidence) or refute (−0.15) a learning; returns the updated learning."""
         if not isinstance(success, bool):
             raise InvalidInputError(f"success must be a bool, not {type(success).__name__}")
         with self._lock:
             self._check_open()
-            self._require(learning_id, MemoryType.LEARNING)
-            self._learning.validate(learning_id, success)
-            return self._fetch(learning_id, Learning)
+            self._stores.require(learning_id, MemoryType.LEARNING)
+            self._stores.learning.validate(learning_id, success)
+            return self._stores.fetch_one(learning_id, Learning)
 
     def intend(
-        self: Memory,
+        self,
         description: str,
         trigger: str | Sequence[str],
         *,
@@ -256,38 +248,45 @@ class Knowledge:
             raise InvalidInputError("trigger needs at least one phrase")
         with self._lock:
             self._check_open()
-            session = check_scope_id(session_id, "session_id") or self._session_id
-            with self._backend.graph.batch():
-                return self._prospective.add(session_id=session, **args)  # type: ignore[arg-type]
+            session = self._write_session(session_id)
+            with self._stores.graph.batch():
+                return self._stores.prospective.add(session_id=session, **args)  # type: ignore[arg-type]
 
     def intentions(
-        self: Memory, *, status: IntentionStatus | str | None = None, user_id: Scope = None
+        self,
+        *,
+        status: IntentionStatus | str | None = None,
+        user_id: ScopeId = None,
+        agent_id: ScopeId = None,
+        session_id: ScopeId = None,
     ) -> list[Intention]:
-        """Intentions in the user's scope (optionally of one status), oldest first."""
-        wanted = None if status is None else IntentionStatus(status).value
+        """Intentions in scope (optionally of one status), oldest first."""
+        try:
+            wanted = None if status is None else IntentionStatus(status).value
+        except ValueError as e:
+            known = ", ".join(s.value for s in IntentionStatus)
+            raise InvalidInputError(f"unknown intention status {status!r}; expected one of: {known}") from e
+        scope = self._scope(user_id, agent_id, session_id)
         with self._lock:
             self._check_open()
             ids = [
                 i
-                for i, a in self._backend.graph.nodes()
-                if a.get("memory_type") == MemoryType.PROSPECTIVE.value
-                and (isinstance(user_id, AnyScope) or a.get("user_id") == user_id)
-                and (wanted is None or a.get("status") == wanted)
+                for i, a in self._stores.scan(scope, [MemoryType.PROSPECTIVE])
+                if wanted is None or a.get("status") == wanted
             ]
-            found = self._backend.fetch(ids)
-            out = [r for r in found.values() if isinstance(r, Intention)]
+            out = self._stores.fetch_ordered(ids, Intention)
             return sorted(out, key=lambda r: (r.timestamp, r.id))
 
-    def resolve_intention(self: Memory, intention_id: str) -> Intention:
+    def resolve_intention(self, intention_id: str) -> Intention:
         """Mark an intention done."""
         with self._lock:
             self._check_open()
-            self._require(intention_id, MemoryType.PROSPECTIVE)
-            self._prospective.resolve(intention_id)
-            return self._fetch(intention_id, Intention)
+            self._stores.require(intention_id, MemoryType.PROSPECTIVE)
+            self._stores.prospective.resolve(intention_id)
+            return self._stores.fetch_one(intention_id, Intention)
 
     def link(
-        self: Memory,
+        self,
         source_id: str,
         target_id: str,
         edge_type: EdgeType | str = "related_to",
@@ -298,84 +297,96 @@ class Knowledge:
             self._check_open()
             if isinstance(weight, bool) or not isinstance(weight, (int, float)):
                 raise InvalidInputError("weight must be a number in (0, 1]")
-            self._backend.graph.add_edge(source_id, target_id, edge_type, float(weight))
+            self._stores.graph.add_edge(source_id, target_id, edge_type, float(weight))
+
+    def edges(
+        self, memory_id: str, *, edge_type: EdgeType | str | None = None, direction: str = "both"
+    ) -> list[tuple[str, str, str, float]]:
+        """The graph edges touching a memory or entity: ``(from, to, type, weight)``.
+
+        ``direction`` is ``"out"``, ``"in"`` or ``"both"``; ``edge_type`` keeps one type.
+        An unknown id has no edges.
+        """
+        if direction not in ("out", "in", "both"):
+            raise InvalidInputError(f"direction must be 'out', 'in' or 'both', got {direction!r}")
+        if not isinstance(memory_id, str):
+            raise InvalidInputError(f"memory_id must be a str, not {type(memory_id).__name__}")
+        kind = None if edge_type is None else EdgeType.parse(edge_type)
+        with self._lock:
+            self._check_open()
+            return sorted(self._stores.graph.edges_of(memory_id, kind, direction=direction))
 
     def facts_about(
-        self: Memory,
+        self,
         entity: str,
         *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
+        user_id: ScopeId = None,
+        agent_id: ScopeId = None,
+        session_id: ScopeId = None,
         role: str | None = None,
         include_superseded: bool = False,
     ) -> list[Fact]:
-        """Facts whose subject or object is ``entity``; ``role="subject"`` or ``"object"``
-        picks one end."""
+        """Facts in scope whose subject or object is ``entity``; ``role="subject"`` or
+        ``"object"`` picks one end."""
         if role not in (None, "subject", "object"):
             raise InvalidInputError(f"role must be 'subject', 'object' or None, got {role!r}")
         name = check_content(entity, max_chars=1000, what="entity")
+        scope = self._scope(user_id, agent_id, session_id)
         with self._lock:
             self._check_open()
-            ids = self._semantic.facts_about(
-                name,
-                check_scope_id(user_id, "user_id"),
-                check_scope_id(agent_id, "agent_id"),
-                role=role,
-                include_superseded=include_superseded,
+            ids = self._stores.semantic.facts_about(
+                name, scope, role=role, include_superseded=include_superseded
             )
-            found = self._backend.fetch(ids)
-            return [found[i] for i in ids if isinstance(found.get(i), Fact)]  # type: ignore[misc]
+            return self._stores.fetch_ordered(ids, Fact)
 
     def related_entities(
-        self: Memory, entity: str, *, hops: int = 1, user_id: str | None = None, agent_id: str | None = None
+        self,
+        entity: str,
+        *,
+        hops: int = 1,
+        user_id: ScopeId = None,
+        agent_id: ScopeId = None,
+        session_id: ScopeId = None,
     ) -> dict[str, int]:
-        """Entities connected to ``entity`` through current facts: ``{name: hops}``."""
+        """Entities connected to ``entity`` through current facts in scope: ``{name: hops}``."""
         if isinstance(hops, bool) or not isinstance(hops, int) or not 1 <= hops <= 5:
             raise InvalidInputError("hops must be an int in 1..5")
+        name = check_content(entity, max_chars=1000, what="entity")
+        scope = self._scope(user_id, agent_id, session_id)
         with self._lock:
             self._check_open()
-            return self._semantic.related_entities(
-                check_content(entity, max_chars=1000, what="entity"),
-                check_scope_id(user_id, "user_id"),
-                check_scope_id(agent_id, "agent_id"),
-                hops=hops,
-            )
+            return self._stores.semantic.related_entities(name, scope, hops=hops)
 
-    def neighbours(self: Memory, memory_id: str, *, hops: int = 1) -> list[tuple[str, int, float]]:
+    def neighbours(
+        self,
+        memory_id: str,
+        *,
+        hops: int = 1,
+        user_id: ScopeId = ANY,
+        agent_id: ScopeId = None,
+        session_id: ScopeId = None,
+    ) -> list[tuple[str, int, float]]:
         """Memories near ``memory_id`` in the graph (bounded by ``config.graph``):
-        ``(id, hops, activation)``, strongest first; entities are skipped."""
+        ``(id, hops, activation)``, strongest first; entities are skipped. Only memories of
+        the start memory's user are returned, narrowed further by the scope given."""
+        scope = self._scope(user_id, agent_id, session_id)
         with self._lock:
             self._check_open()
-            node = self._backend.graph.node(memory_id)
+            node = self._stores.memory_node(memory_id, scope) if isinstance(memory_id, str) else None
             if node is None:
-                raise MemoryNotFoundError(f"no memory with id {memory_id!r}")
+                raise MemoryNotFoundError(f"no memory with id {memory_id!r} in this scope")
             g = self.config.graph
-            reached = self._backend.graph.expand(
+            reached = self._stores.graph.expand(
                 {memory_id: 1.0},
                 max_hops=min(hops, g.max_hops) or 1,
                 max_nodes=g.max_nodes,
                 max_fanout=g.max_fanout,
                 min_weight=g.min_edge_weight,
             )
-            filt = Filters(user_id=node.get("user_id"))
+            own = Scope(node.get("user_id"), scope.agent_id, scope.session_id)
             out = [
                 (n, h, a)
                 for n, (h, a) in reached.items()
-                if n != memory_id
-                and (attrs := self._backend.graph.node(n)) is not None
-                and attrs.get("kind") == "memory"
-                and filt.admits(attrs)
+                if n != memory_id and self._stores.memory_node(n, own) is not None
             ]
             return sorted(out, key=lambda x: (-x[2], x[0]))
-
-    # ------------------------------------------------------------------ helpers
-    def _require(self: Memory, memory_id: str, memory_type: MemoryType) -> None:
-        node = self._backend.graph.node(memory_id) if isinstance(memory_id, str) else None
-        if node is None or node.get("memory_type") != memory_type.value:
-            raise MemoryNotFoundError(f"no {memory_type.value} memory with id {memory_id!r}")
-
-    def _fetch(self: Memory, memory_id: str, cls: type[R]) -> R:
-        record = self._backend.fetch([memory_id]).get(memory_id)
-        if not isinstance(record, cls):
-            raise MemoryNotFoundError(f"memory {memory_id!r} vanished while being read")
-        return record

@@ -1,7 +1,8 @@
 """Keeping a memory healthy: forgetting, expiry and sleep consolidation.
 
 :class:`Maintenance` is the part of :class:`~ucma_core.Memory` that runs the
-forgetting engine (:mod:`ucma_core.dynamics.forgetting`) and the sleep cycle
+forgetting engine (:mod:`ucma_core.dynamics.forgetting`, through
+:meth:`~ucma_core.stores.folder.FolderStores.forget_faded`) and the sleep cycle
 (:mod:`ucma_core.dynamics.consolidation`), on demand or on a background thread.
 """
 
@@ -10,33 +11,30 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
 
-from ucma_core.dynamics.consolidation import PHASES, ConsolidationReport, SleepCycle, _Stores
-from ucma_core.dynamics.forgetting import ForgettingReport, plan
+from ucma_core.dynamics.consolidation import PHASES, ConsolidationReport, SleepCycle
+from ucma_core.dynamics.forgetting import ForgettingReport
 from ucma_core.errors import InvalidInputError
+from ucma_core.memory_base import MemoryBase
 from ucma_core.records import MemoryType
-from ucma_core.scope import ANY, AnyScope
-from ucma_core.validation import check_scope_id, to_epoch
-
-if TYPE_CHECKING:
-    from ucma_core.memory import Memory
+from ucma_core.scope import ANY, ScopeId
+from ucma_core.storage.verify import VerifyReport
+from ucma_core.validation import check_names, to_epoch
 
 __all__ = ["Maintenance"]
 
 
-class Maintenance:
-    """Forgetting and consolidation for a :class:`~ucma_core.Memory` (mixed into it)."""
-
-    _background: threading.Thread | None = None
-    _stop_background: threading.Event | None = None
+class Maintenance(MemoryBase):
+    """Forgetting and consolidation for a :class:`~ucma_core.Memory` (one of its parts)."""
 
     # ------------------------------------------------------------------ forgetting
     def prune(
-        self: Memory,
+        self,
         *,
         dry_run: bool = False,
-        user_id: str | AnyScope | None = ANY,
+        user_id: ScopeId = ANY,
+        agent_id: ScopeId = None,
+        session_id: ScopeId = None,
         now: datetime | float | None = None,
     ) -> ForgettingReport:
         """Let faded memories go (the forgetting engine); ``dry_run`` only reports them.
@@ -46,36 +44,20 @@ class Maintenance:
         :class:`~ucma_core.config.ForgettingConfig` keep it anyway. Forgotten memories
         leave Chroma, the graph, the keyword index and every index.
         """
-        user = user_id if isinstance(user_id, AnyScope) else check_scope_id(user_id, "user_id")
+        scope = self._scope(user_id, agent_id, session_id)
         with self._lock:
             self._check_open()
             at = self.now() if now is None else to_epoch(now, "now")
-            graph = self._backend.graph
-            ranks = graph.pagerank(damping=self.config.graph.pagerank_damping)
-            memories = [
-                (i, a)
-                for i, a in graph.nodes()
-                if a.get("kind") == "memory" and (isinstance(user, AnyScope) or a.get("user_id") == user)
-            ]
-            doomed, by_type, protected, examined = plan(
-                memories, pageranks=ranks, now=at, config=self.config.forgetting
-            )
-            if not dry_run and doomed:
-                self._delete(doomed, scrub=False)
-            return ForgettingReport(
-                dry_run=dry_run,
-                examined=examined,
-                forgotten=tuple(doomed),
-                by_type=dict(by_type),
-                protected=dict(protected),
-            )
+            return self._stores.forget_faded(scope, at, dry_run=dry_run)
 
     def expire(
-        self: Memory,
+        self,
         older_than: timedelta | float,
         *,
         memory_types: Sequence[MemoryType | str] | None = None,
-        user_id: str | AnyScope | None = ANY,
+        user_id: ScopeId = ANY,
+        agent_id: ScopeId = None,
+        session_id: ScopeId = None,
         dry_run: bool = False,
         now: datetime | float | None = None,
     ) -> ForgettingReport:
@@ -84,51 +66,33 @@ class Maintenance:
         seconds = older_than.total_seconds() if isinstance(older_than, timedelta) else older_than
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds > 0:
             raise InvalidInputError(f"older_than must be a positive timedelta or seconds, got {older_than!r}")
-        types = {MemoryType.parse(t).value for t in memory_types} if memory_types else None
-        user = user_id if isinstance(user_id, AnyScope) else check_scope_id(user_id, "user_id")
+        types = [MemoryType.parse(t) for t in check_names(memory_types, "memory_types")]
+        scope = self._scope(user_id, agent_id, session_id)
         with self._lock:
             self._check_open()
             cutoff = (self.now() if now is None else to_epoch(now, "now")) - float(seconds)
-            doomed = [
-                i
-                for i, a in self._backend.graph.nodes()
-                if a.get("kind") == "memory"
-                and float(a["timestamp"]) < cutoff
-                and (types is None or a.get("memory_type") in types)
-                and (isinstance(user, AnyScope) or a.get("user_id") == user)
-            ]
-            by_type: dict[str, int] = {}
-            for memory_id in doomed:
-                kind = str(self._backend.graph.node(memory_id)["memory_type"])  # type: ignore[index]
-                by_type[kind] = by_type.get(kind, 0) + 1
-            if not dry_run and doomed:
-                self._delete(doomed, scrub=False)
-            return ForgettingReport(
-                dry_run=dry_run, examined=len(doomed), forgotten=tuple(doomed), by_type=by_type
-            )
+            return self._stores.expire(scope, cutoff, types, dry_run=dry_run)
+
+    def verify(self) -> VerifyReport:
+        """Check that Chroma, the memory graph and the keyword index agree; reads only.
+
+        Example:
+            >>> import tempfile
+            >>> from ucma_core import Memory
+            >>> from ucma_core.embedders import HashingEmbedder
+            >>> with Memory(tempfile.mkdtemp(), embedder=HashingEmbedder()) as mem:
+            ...     _ = mem.observe("The boiler was serviced on Monday.", keep=True)
+            ...     report = mem.verify()
+            ...     (report.ok, report.chroma_records, report.graph_memories, report.keyword_rows)
+            (True, 1, 1, 1)
+        """
+        with self._lock:
+            self._check_open()
+            return self._stores.backend.verify()
 
     # ------------------------------------------------------------------ consolidation
-    def _cycle(self: Memory) -> SleepCycle:
-        stores = _Stores(self._episodic, self._semantic, self._procedural, self._learning)
-
-        def delete(ids: list[str]) -> None:
-            self._delete(ids, scrub=False)
-
-        def forget_faded(at: float) -> int:
-            return len(self.prune(now=at).forgotten)
-
-        return SleepCycle(
-            self._ctx,
-            stores,
-            self._provider,
-            self._lock,
-            delete=delete,
-            forget_faded=forget_faded,
-            working=lambda: self._working,
-        )
-
     def consolidate(
-        self: Memory,
+        self,
         *,
         phases: Sequence[str] | None = None,
         now: datetime | float | None = None,
@@ -142,15 +106,16 @@ class Maintenance:
         resumes where it stopped. A provider failure is recorded in the report's
         ``errors`` and the affected episodes are retried next time.
         """
-        chosen = tuple(phases) if phases is not None else PHASES
+        chosen = check_names(phases, "phases") if phases is not None else PHASES
         unknown = [p for p in chosen if p not in PHASES]
         if unknown:
             raise InvalidInputError(f"unknown phase(s) {unknown}; expected some of: {', '.join(PHASES)}")
         self._check_open()
         at = self.now() if now is None else to_epoch(now, "now")
-        return self._cycle().run(now=at, stop=stop, phases=chosen)
+        cycle = SleepCycle(self._stores, self._provider, self._lock, working=self._working)
+        return cycle.run(now=at, stop=stop, phases=chosen)
 
-    def start_consolidation(self: Memory, interval_seconds: float = 3600.0) -> None:
+    def start_consolidation(self, interval_seconds: float = 3600.0) -> None:
         """Run :meth:`consolidate` every ``interval_seconds`` on a background thread until
         :meth:`stop_consolidation` or :meth:`close`. ``observe`` and ``remember`` keep
         working while it runs."""
@@ -174,20 +139,7 @@ class Maintenance:
             self._background = threading.Thread(target=loop, name="ucma-consolidation", daemon=True)
             self._background.start()
 
-    def stop_consolidation(self: Memory, timeout: float | None = 30.0) -> bool:
-        """Stop the background cycle (interrupting a running one between batches);
-        ``True`` if it had stopped when this returned."""
-        thread, stop = self._background, self._stop_background
-        if thread is None or stop is None:
-            return True
-        stop.set()
-        thread.join(timeout)
-        self._background = None if not thread.is_alive() else thread
-        return not thread.is_alive()
-
     @property
-    def consolidation_running(self: Memory) -> bool:
+    def consolidation_running(self) -> bool:
         """Whether a background consolidation thread is active."""
         return self._background is not None and self._background.is_alive()
-
-    last_consolidation: Any = None

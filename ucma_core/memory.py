@@ -1,83 +1,64 @@
 """The public face of UCMA: one object per memory folder.
 
 :class:`Memory` validates arguments, serialises access with a lock and delegates
-to the stores; it holds no policy of its own. Every public method has an async
-partner (``aobserve``, ``aremember``…) generated from it by :func:`_in_thread`, so
-the logic exists once.
+to the stores; it holds no policy of its own. It is made of parts that share
+:class:`~ucma_core.memory_base.MemoryBase`: writes and retrieval (here), reads
+(:mod:`~ucma_core.reads`), explicit knowledge (:mod:`~ucma_core.knowledge`) and
+maintenance (:mod:`~ucma_core.maintenance`). Every public method has an async
+partner (``aobserve``, ``aremember``…) generated from it by
+:func:`~ucma_core.memory_base.in_thread`, so the logic exists once.
 """
 
 from __future__ import annotations
 
-import asyncio
-import functools
-import threading
-import time
-import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
-from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import Any
 
-from ucma_core.config import MemoryConfig
-from ucma_core.embedders.cache import CachedEmbedder, as_embedder
-from ucma_core.embedders.default import default_embedder
-from ucma_core.errors import ClosedMemoryError, InvalidInputError
+from ucma_core.errors import InvalidInputError
 from ucma_core.knowledge import Knowledge
 from ucma_core.maintenance import Maintenance
-from ucma_core.protocols import Clock, Embedder, ImportanceScorer
-from ucma_core.providers.offline import OfflineProvider
-from ucma_core.providers.protocols import Provider
-from ucma_core.records import (
-    Intention,
-    MemoryRecord,
-    MemoryType,
-    RetrievalResult,
-    Source,
-)
-from ucma_core.retrieval.filters import Filters
+from ucma_core.memory_base import in_thread
+from ucma_core.reads import Reads, check_key
+from ucma_core.records import Intention, MemoryType, RetrievalResult, Source
+from ucma_core.retrieval.filters import Filters, check_metadata_filter
 from ucma_core.retrieval.router import RouteKind
-from ucma_core.retrieval.search import Retriever
-from ucma_core.scope import AnyScope, Scope
-from ucma_core.storage.backend import Backend
-from ucma_core.stores.context import StoreContext
-from ucma_core.stores.episodic import EpisodeDraft, EpisodicStore
-from ucma_core.stores.learning import LearningStore
-from ucma_core.stores.procedural import ProceduralStore
-from ucma_core.stores.prospective import ProspectiveStore
-from ucma_core.stores.semantic import SemanticStore
-from ucma_core.stores.sensory import SensoryBuffer, SensoryEntry
-from ucma_core.tokens import TiktokenCounter, TokenCounter
+from ucma_core.scope import ANY, ScopeId
+from ucma_core.scoped import ScopedMemory
+from ucma_core.stores.episodic import EpisodeDraft
+from ucma_core.stores.sensory import SensoryEntry
 from ucma_core.validation import (
     check_content,
     check_metadata,
+    check_names,
     check_scope_id,
     check_strings,
     check_time_range,
     check_unit,
     to_epoch,
 )
-from ucma_core.working_memory import WorkingMemory
 
 __all__ = ["Memory"]
 
-P = ParamSpec("P")
-R = TypeVar("R")
+_OBSERVE_FIELDS = frozenset(
+    {
+        "content",
+        "source",
+        "user_id",
+        "agent_id",
+        "session_id",
+        "timestamp",
+        "metadata",
+        "tags",
+        "participants",
+        "importance",
+        "key",
+        "keep",
+    }
+)
 
 
-def _in_thread(method: Callable[..., R]) -> Callable[..., Any]:
-    """The async partner of a sync method: the same code, run in a worker thread."""
-
-    @functools.wraps(method)
-    async def partner(self: Memory, *args: Any, **kwargs: Any) -> R:
-        return await asyncio.to_thread(method, self, *args, **kwargs)
-
-    partner.__name__ = "a" + method.__name__
-    partner.__qualname__ = f"Memory.a{method.__name__}"
-    partner.__doc__ = f"Async :meth:`Memory.{method.__name__}` (same behaviour, run in a worker thread)."
-    return partner
-
-
-class Memory(Knowledge, Maintenance):
+class Memory(Reads, Knowledge, Maintenance):
     """A persistent cognitive memory in one folder.
 
     Args:
@@ -107,127 +88,7 @@ class Memory(Knowledge, Maintenance):
         'episodic'
     """
 
-    def __init__(
-        self,
-        path: str | Path,
-        *,
-        config: MemoryConfig | None = None,
-        embedder: Embedder | None = None,
-        provider: ImportanceScorer | None = None,
-        clock: Clock | None = None,
-        token_counter: TokenCounter | None = None,
-    ) -> None:
-        self.config = config or MemoryConfig()
-        self._clock: Clock = clock or time.time
-        folder = Path(path)
-        chosen = (
-            as_embedder(embedder)
-            if embedder is not None
-            else default_embedder(
-                Backend.recorded_embedder(folder) if (folder / "ucma.json").exists() else None
-            )
-        )
-        self._embedder = CachedEmbedder(chosen, self.config.embedding_cache_size)
-        if provider is not None and not callable(getattr(provider, "score_importance", None)):
-            raise InvalidInputError("provider must have a score_importance(content, *, source) method")
-        offline = OfflineProvider()
-        self._scorer: ImportanceScorer = provider or offline
-        self._provider: Provider = provider if isinstance(provider, Provider) else offline
-        self._lock = threading.RLock()
-        self._closed = False
-        self._backend = Backend(
-            folder, self.config, embedder_name=chosen.name, dimension=chosen.dimension, now=self._clock()
-        )
-        ctx = StoreContext(self._backend, self._embedder, self.config, self._clock)
-        self._ctx = ctx
-        self.sensory = SensoryBuffer(
-            self.config.sensory_capacity, self.config.sensory_ttl_seconds, self._clock
-        )
-        self._episodic = EpisodicStore(ctx)
-        self._semantic = SemanticStore(ctx)
-        self._procedural = ProceduralStore(ctx)
-        self._learning = LearningStore(ctx)
-        self._prospective = ProspectiveStore(ctx)
-        self._retriever = Retriever(ctx)
-        self._session_id = uuid.uuid4().hex
-        self._working: WorkingMemory | None = None
-        self._token_counter = token_counter
-        try:
-            self._open_indexes()
-        except BaseException:
-            self._backend.close()
-            raise
-
-    def _open_indexes(self) -> None:
-        restored, orphans = self._backend.reconcile()
-        graph = self._backend.graph
-        restored_ids = {r.id for r in restored}
-        for memory_id, attrs in graph.nodes():
-            if memory_id in restored_ids:
-                continue
-            if attrs.get("memory_type") == MemoryType.EPISODIC.value:
-                self._episodic.index(memory_id, attrs)
-            elif attrs.get("memory_type") == MemoryType.PROSPECTIVE.value:
-                self._prospective.index(memory_id, attrs)
-        with graph.batch():
-            for record in restored:
-                self._linker(record.memory_type)(record.id)
-        if orphans:
-            self._delete(orphans, scrub=False)
-
-    def _linker(self, memory_type: MemoryType) -> Callable[[str], None]:
-        return {
-            MemoryType.EPISODIC: self._episodic.link,
-            MemoryType.SEMANTIC: self._semantic.link,
-            MemoryType.PROCEDURAL: self._procedural.link,
-            MemoryType.LEARNING: self._learning.link,
-            MemoryType.PROSPECTIVE: self._prospective.link,
-        }[memory_type]
-
     # ------------------------------------------------------------------ lifecycle
-    @property
-    def path(self) -> Path:
-        return self._backend.folder
-
-    @property
-    def session_id(self) -> str:
-        """The current session, used by writes that name none."""
-        return self._session_id
-
-    @property
-    def embedder(self) -> Embedder:
-        return self._embedder
-
-    @property
-    def working(self) -> WorkingMemory:
-        """The working memory (zones with token budgets) of this memory object, created on
-        first use; it lives in this process only."""
-        with self._lock:
-            if self._working is None:
-                self._working = WorkingMemory(
-                    self.config.working,
-                    self._token_counter or TiktokenCounter(self.config.working.encoding),
-                    self._clock,
-                )
-            return self._working
-
-    def now(self) -> float:
-        """The memory's clock."""
-        return float(self._clock())
-
-    def close(self) -> None:
-        """Stop background consolidation, write a fresh graph snapshot and release the
-        folder. Idempotent."""
-        self.stop_consolidation()
-        with self._lock:
-            if self._closed:
-                return
-            self._closed = True
-            try:
-                self._retriever.close()
-            finally:
-                self._backend.close(compact=True)
-
     def __enter__(self) -> Memory:
         return self
 
@@ -240,45 +101,48 @@ class Memory(Knowledge, Maintenance):
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
-    def _check_open(self) -> None:
-        if self._closed:
-            raise ClosedMemoryError(f"memory at {self._backend.folder} is closed")
+    def scope(
+        self, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None
+    ) -> ScopedMemory:
+        """A view of this memory bound to one user, agent and session.
 
-    def new_session(self) -> str:
-        """Start a new session and return its id; later writes without ``session_id`` use it."""
-        with self._lock:
-            self._check_open()
-            self._session_id = uuid.uuid4().hex
-            return self._session_id
+        Every call on the view reads and writes in that scope (see
+        :mod:`ucma_core.scope` for what ``None`` means), so a server with many
+        conversations never relies on the memory's current session. Writes go to
+        ``session_id`` when it is given, else to the memory's current session.
+
+        Example:
+            >>> import tempfile
+            >>> from ucma_core import Memory
+            >>> from ucma_core.embedders import HashingEmbedder
+            >>> with Memory(tempfile.mkdtemp(), embedder=HashingEmbedder()) as mem:
+            ...     ana = mem.scope(user_id="ana", session_id="s1")
+            ...     _ = ana.observe("I moved to Lisbon in May.", keep=True)
+            ...     [e.content for e in ana.history()]
+            ['I moved to Lisbon in May.']
+        """
+        return ScopedMemory(self, user_id=user_id, agent_id=agent_id, session_id=session_id)
 
     # ------------------------------------------------------------------ observe
-    def _draft(
-        self,
-        content: object,
-        *,
-        source: Source | str,
-        user_id: object,
-        agent_id: object,
-        session_id: object,
-        timestamp: object,
-        metadata: object,
-        tags: object,
-        participants: object,
-        importance: object,
-    ) -> tuple[EpisodeDraft, bool]:
-        text = check_content(content, max_chars=self.config.max_content_chars)
-        src = Source.parse(source).value
-        user = check_scope_id(user_id, "user_id")
-        agent = check_scope_id(agent_id, "agent_id")
-        session = check_scope_id(session_id, "session_id") or self._session_id
-        meta = check_metadata(metadata)
-        now = self.now()
+    def _draft(self, fields: Mapping[str, Any], now: float) -> tuple[EpisodeDraft, bool]:
+        text = check_content(fields.get("content"), max_chars=self.config.max_content_chars)
+        src = Source.parse(fields.get("source") or "user").value
+        user = check_scope_id(fields.get("user_id"), "user_id")
+        agent = check_scope_id(fields.get("agent_id"), "agent_id")
+        session = self._write_session(fields.get("session_id"))
+        meta = check_metadata(fields.get("metadata"))
+        timestamp = fields.get("timestamp")
         ts = now if timestamp is None else to_epoch(timestamp)
+        importance = fields.get("importance")
         score = (
             check_unit(importance, "importance")
             if importance is not None
             else check_unit(self._scorer.score_importance(text, source=src), "provider importance")
         )
+        key = fields.get("key")
+        keep = fields.get("keep", False)
+        if not isinstance(keep, bool):
+            raise InvalidInputError(f"keep must be a bool, not {type(keep).__name__}")
         draft = EpisodeDraft(
             content=text,
             source=src,
@@ -288,10 +152,30 @@ class Memory(Knowledge, Maintenance):
             agent_id=agent,
             session_id=session,
             metadata=meta,
-            tags=check_strings(tags, "tags"),
-            participants=check_strings(participants, "participants"),
+            tags=check_strings(fields.get("tags"), "tags"),
+            participants=check_strings(fields.get("participants"), "participants"),
+            key=None if key is None else check_key(key),
         )
-        return draft, score >= self.config.importance_threshold
+        return draft, keep or score >= self.config.importance_threshold
+
+    def _items(self, items: Iterable[str | Mapping[str, Any]], defaults: Mapping[str, Any]) -> list[dict[str, Any]]:
+        unknown = set(defaults) - _OBSERVE_FIELDS
+        if unknown:
+            raise InvalidInputError(f"unknown observe argument(s): {', '.join(sorted(unknown))}")
+        if isinstance(items, (str, bytes)) or isinstance(items, Mapping):
+            raise InvalidInputError(
+                "observe_many takes a list of items (str or dict); for one item use observe()"
+            )
+        merged: list[dict[str, Any]] = []
+        for n, item in enumerate(items):
+            if not isinstance(item, (str, Mapping)):
+                raise InvalidInputError(f"item {n} must be a str or a dict, not {type(item).__name__}")
+            fields = {"content": item} if isinstance(item, str) else dict(item)
+            bad = set(fields) - _OBSERVE_FIELDS
+            if bad:
+                raise InvalidInputError(f"item {n} has unknown key(s): {', '.join(sorted(bad))}")
+            merged.append({**defaults, **{k: v for k, v in fields.items() if v is not None or k == "content"}})
+        return merged
 
     def observe(
         self,
@@ -306,15 +190,21 @@ class Memory(Knowledge, Maintenance):
         tags: Sequence[str] | None = None,
         participants: Sequence[str] | None = None,
         importance: float | None = None,
+        key: str | None = None,
+        keep: bool = False,
     ) -> str | None:
         """Take in something that happened; return its memory id, or ``None`` if it was not kept.
 
         The content passes through the sensory buffer; if its importance (scored by
-        the provider, or given) reaches ``config.importance_threshold`` it becomes an
-        episode. The id is returned only once the episode is durable: it survives a
-        crash of this process. Pending intentions whose triggers occur in the content
-        fire (see :meth:`intentions`) and, when :attr:`working` is in use, appear there as
-        ``reminder`` items.
+        the provider, or given) reaches ``config.importance_threshold``, or ``keep``
+        is true, it becomes an episode. The id is returned only once the episode is
+        durable: it survives a crash of this process. Pending intentions whose
+        triggers occur in the content fire (see :meth:`intentions`) and, when
+        :attr:`working` is in use, appear there as ``reminder`` items.
+
+        ``key`` is the caller's own idempotency key (a chat message id, a Store
+        key): if a memory with that key exists in this user and agent's scope,
+        its id is returned and nothing is stored, also after a restart.
         """
         return self.observe_many(
             [
@@ -329,6 +219,8 @@ class Memory(Knowledge, Maintenance):
                     "tags": tags,
                     "participants": participants,
                     "importance": importance,
+                    "key": key,
+                    "keep": keep,
                 }
             ]
         )[0]
@@ -338,72 +230,51 @@ class Memory(Knowledge, Maintenance):
 
         Each item is a str or a dict of :meth:`observe`'s arguments; ``defaults``
         (e.g. ``user_id=...``) apply to items that do not set them. Every item is
-        validated before anything is stored, so one bad item stores nothing.
+        validated before anything is stored, so one bad item stores nothing. Items
+        whose ``key`` is already stored (or repeated earlier in ``items``) return the
+        existing id.
         """
-        allowed = {
-            "content",
-            "source",
-            "user_id",
-            "agent_id",
-            "session_id",
-            "timestamp",
-            "metadata",
-            "tags",
-            "participants",
-            "importance",
-        }
-        unknown = set(defaults) - allowed
-        if unknown:
-            raise InvalidInputError(f"unknown observe argument(s): {', '.join(sorted(unknown))}")
+        merged = self._items(items, defaults)
         with self._lock:
             self._check_open()
-            drafts: list[tuple[EpisodeDraft, bool]] = []
-            for n, item in enumerate(items):
-                fields = {"content": item} if isinstance(item, str) else dict(item)
-                if not isinstance(item, (str, Mapping)):
-                    raise InvalidInputError(f"item {n} must be a str or a dict, not {type(item).__name__}")
-                bad = set(fields) - allowed
-                if bad:
-                    raise InvalidInputError(f"item {n} has unknown key(s): {', '.join(sorted(bad))}")
-                merged = {
-                    "source": "user",
-                    **{k: v for k, v in defaults.items()},
-                    **{k: v for k, v in fields.items() if v is not None or k == "content"},
-                }
-                merged.setdefault("content", None)
-                drafts.append(
-                    self._draft(
-                        merged["content"],
-                        source=merged["source"],
-                        user_id=merged.get("user_id"),
-                        agent_id=merged.get("agent_id"),
-                        session_id=merged.get("session_id"),
-                        timestamp=merged.get("timestamp"),
-                        metadata=merged.get("metadata"),
-                        tags=merged.get("tags"),
-                        participants=merged.get("participants"),
-                        importance=merged.get("importance"),
-                    )
-                )
-            kept = [d for d, keep in drafts if keep]
-            vectors = self._embedder.embed([d.content for d in kept]) if kept else []
-            with self._backend.graph.batch():
-                episodes = iter(self._episodic.add(kept, vectors))
+            now = self.now()
+            drafts = [self._draft(fields, now) for fields in merged]
+            known: dict[tuple[str | None, str | None, str], str | None] = {}
+            fresh: list[EpisodeDraft] = []
+            for draft, keep in drafts:
+                ref = None if draft.key is None else (draft.user_id, draft.agent_id, draft.key)
+                if ref is not None and ref not in known:
+                    known[ref] = self._stores.keyed(*ref)
+                if keep and (ref is None or known[ref] is None):
+                    fresh.append(draft)
+                    if ref is not None:
+                        known[ref] = ""  # taken by this batch: later repeats get its id
+            vectors = self._embedder.embed([d.content for d in fresh]) if fresh else []
+            with self._stores.graph.batch():
+                stored = iter(self._stores.add_episodes(fresh, vectors))
                 ids: list[str | None] = []
-                received = self.now()
                 for draft, keep in drafts:
-                    memory_id = next(episodes).id if keep else None
-                    if memory_id is not None:
-                        fired = self._prospective.fire(
-                            memory_id, draft.content, draft.user_id, draft.agent_id
+                    ref = None if draft.key is None else (draft.user_id, draft.agent_id, draft.key)
+                    memory_id: str | None
+                    if ref is not None and known[ref]:
+                        memory_id = known[ref]
+                    elif keep:
+                        memory_id = next(stored).id
+                        if ref is not None:
+                            known[ref] = memory_id
+                        self._remind(
+                            self._stores.prospective.fire(
+                                memory_id, draft.content, draft.user_id, draft.agent_id
+                            )
                         )
-                        self._remind(fired)
+                    else:
+                        memory_id = None
                     self.sensory.ingest(
                         SensoryEntry(
                             content=draft.content,
                             source=draft.source,
                             timestamp=draft.timestamp,
-                            received_at=received,
+                            received_at=now,
                             importance=draft.importance,
                             user_id=draft.user_id,
                             agent_id=draft.agent_id,
@@ -414,11 +285,57 @@ class Memory(Knowledge, Maintenance):
                     ids.append(memory_id)
             return ids
 
+    def upsert(
+        self,
+        key: str,
+        content: str,
+        *,
+        source: Source | str = "user",
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        timestamp: datetime | float | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        tags: Sequence[str] | None = None,
+        participants: Sequence[str] | None = None,
+        importance: float | None = None,
+    ) -> str:
+        """Store ``content`` under the caller's ``key``, replacing what was stored under it.
+
+        A new key creates an episode (always kept) exactly as ``observe(..., key=key,
+        keep=True)`` would; an existing one gets the new content, metadata, tags and
+        time and is embedded again, keeping its id, links and retention. Returns the id.
+        """
+        fields = {
+            "content": content,
+            "source": source,
+            "user_id": user_id,
+            "agent_id": agent_id,
+            "session_id": session_id,
+            "timestamp": timestamp,
+            "metadata": metadata,
+            "tags": tags,
+            "participants": participants,
+            "importance": importance,
+            "key": check_key(key),
+            "keep": True,
+        }
+        with self._lock:
+            self._check_open()
+            draft, _ = self._draft(fields, self.now())
+            assert draft.key is not None
+            existing = self._stores.keyed(draft.user_id, draft.agent_id, draft.key)
+            vector = self._embedder.embed([draft.content])[0]
+            if existing is None:
+                with self._stores.graph.batch():
+                    return self._stores.add_episodes([draft], [vector])[0].id
+            return self._stores.replace_episode(existing, draft, vector).id
+
     def _remind(self, intention_ids: list[str]) -> None:
         """Put intentions that just fired into working memory (if this memory has one in use)."""
         if not intention_ids or self._working is None:
             return
-        for intention in self._backend.fetch(intention_ids).values():
+        for intention in self._stores.fetch(intention_ids).values():
             if isinstance(intention, Intention):
                 self._working.add(
                     intention.content,
@@ -435,12 +352,13 @@ class Memory(Knowledge, Maintenance):
         query: str,
         *,
         k: int = 10,
-        user_id: Scope = None,
-        agent_id: Scope = None,
-        session_id: Scope = None,
+        user_id: ScopeId = None,
+        agent_id: ScopeId = None,
+        session_id: ScopeId = None,
         memory_types: Sequence[MemoryType | str] | None = None,
         time_range: tuple[datetime | float, datetime | float] | None = None,
         tags: Sequence[str] | None = None,
+        metadata_filter: Mapping[str, Any] | None = None,
         now: datetime | float | None = None,
         route: RouteKind | str | None = None,
         stage: bool = False,
@@ -465,22 +383,25 @@ class Memory(Knowledge, Maintenance):
         their score; ``include_generated=False`` leaves them out.
         Superseded facts, deprecated procedures and resolved intentions are left
         out. Every returned memory is reinforced (its retention stability grows).
-        ``user_id=None`` reads only memories stored without a user; pass
-        :data:`~ucma_core.ANY` to read across users.
+
+        Scope: ``user_id=None`` reads only memories stored without a user; pass
+        :data:`~ucma_core.ANY` to read across users (see :mod:`ucma_core.scope`).
+        ``tags`` keeps memories carrying any of them. ``metadata_filter`` filters
+        the caller's own top-level metadata values: ``{"topic": "travel"}``
+        (equality) or operator dicts ``{"turn": {"$gte": 3}}`` with ``$eq``,
+        ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte``, ``$in``, ``$nin``; several
+        keys must all hold.
         """
         text = check_content(query, max_chars=self.config.max_content_chars, what="query")
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 1000:
             raise InvalidInputError(f"k must be an int in 1..1000, got {k!r}")
         filters = Filters(
-            user_id=user_id if isinstance(user_id, AnyScope) else check_scope_id(user_id, "user_id"),
-            agent_id=agent_id if isinstance(agent_id, AnyScope) else check_scope_id(agent_id, "agent_id"),
-            session_id=session_id
-            if isinstance(session_id, AnyScope)
-            else check_scope_id(session_id, "session_id"),
-            memory_types=tuple(MemoryType.parse(t) for t in (memory_types or ())),
+            scope=self._scope(user_id, agent_id, session_id),
+            memory_types=tuple(MemoryType.parse(t) for t in check_names(memory_types, "memory_types")),
             time_range=check_time_range(time_range),
             tags=check_strings(tags, "tags"),
             observed_only=not include_generated,
+            metadata=check_metadata_filter(metadata_filter),
         )
         try:
             kind = None if route is None else RouteKind(route)
@@ -495,53 +416,32 @@ class Memory(Knowledge, Maintenance):
             self.working.stage(results)
         return results
 
-    # ------------------------------------------------------------------ reads
-    def get(self, memory_id: str) -> MemoryRecord | None:
-        """The stored record, or ``None`` if there is no such memory."""
+    # ------------------------------------------------------------------ forgetting
+    def forget(
+        self, memory_id: str, *, user_id: ScopeId = ANY, agent_id: ScopeId = None, session_id: ScopeId = None
+    ) -> bool:
+        """Delete one memory everywhere (Chroma, graph, indexes); ``False`` if there is no
+        such memory in the scope given (by default: any user's)."""
         if not isinstance(memory_id, str):
             raise InvalidInputError(f"memory_id must be a str, not {type(memory_id).__name__}")
+        scope = self._scope(user_id, agent_id, session_id)
         with self._lock:
             self._check_open()
-            if self._backend.graph.node(memory_id) is None or memory_id.startswith("entity:"):
-                return None
-            return self._backend.fetch([memory_id]).get(memory_id)
-
-    def stats(self) -> dict[str, Any]:
-        """Counts per memory type, graph size, sensory buffer and cache figures."""
-        with self._lock:
-            self._check_open()
-            counts = {t.value: 0 for t in MemoryType}
-            entities = 0
-            for _, attrs in self._backend.graph.nodes():
-                if attrs.get("kind") == "entity":
-                    entities += 1
-                elif attrs.get("memory_type") in counts:
-                    counts[attrs["memory_type"]] += 1
-            return {
-                "memories": sum(counts.values()),
-                "by_type": counts,
-                "entities": entities,
-                "graph_nodes": len(self._backend.graph),
-                "graph_edges": self._backend.graph.edge_count(),
-                "sensory_buffer": len(self.sensory),
-                "sensory_total": self.sensory.total_ingested,
-                "embedder": self._embedder.name,
-                "dimension": self._embedder.dimension,
-                "embedding_cache": {"hits": self._embedder.hits, "misses": self._embedder.misses},
-                "session_id": self._session_id,
-                "path": str(self._backend.folder),
-            }
-
-    # ------------------------------------------------------------------ forgetting
-    def forget(self, memory_id: str) -> bool:
-        """Delete one memory everywhere (Chroma, graph, indexes); ``False`` if it did not exist."""
-        with self._lock:
-            self._check_open()
-            node = self._backend.graph.node(memory_id)
-            if node is None or node.get("kind") != "memory":
+            if self._stores.memory_node(memory_id, scope) is None:
                 return False
-            self._delete([memory_id], scrub=False)
+            self._stores.delete([memory_id], scrub=False)
             return True
+
+    def forget_session(self, session_id: str, *, user_id: str | None = None, agent_id: ScopeId = None) -> int:
+        """Delete every memory of one session of ``user_id`` (``None``: stored without a
+        user); returns how many."""
+        session = check_scope_id(session_id, "session_id")
+        if session is None:
+            raise InvalidInputError("forget_session needs a session_id")
+        scope = self._scope(user_id, agent_id, session)
+        with self._lock:
+            self._check_open()
+            return self._stores.forget_scope(scope, scrub=False)
 
     def forget_user(self, user_id: str) -> int:
         """Delete every memory of ``user_id`` and erase their text from the folder; returns how many.
@@ -549,74 +449,51 @@ class Memory(Knowledge, Maintenance):
         Chroma's log and free pages are scrubbed and the graph journal is compacted,
         so none of the user's text is left in the folder's files (embedded mode).
         """
+        if user_id is None:
+            raise InvalidInputError(
+                "forget_user needs a user id; memories stored without a user are removed with "
+                "forget_session() or expire(user_id=None)"
+            )
         user = check_scope_id(user_id, "user_id")
         with self._lock:
             self._check_open()
-            ids = [
-                i
-                for i, a in self._backend.graph.nodes()
-                if a.get("kind") == "memory" and a.get("user_id") == user
-            ]
-            entity_ids = [
-                i
-                for i, a in self._backend.graph.nodes()
-                if a.get("kind") == "entity" and a.get("user_id") == user
-            ]
-            self._delete(ids, scrub=True)
-            with self._backend.graph.batch():
-                for ent in entity_ids:
-                    self._backend.graph.remove_node(ent)
-            self._backend.graph.compact()
+            n = self._stores.forget_scope(self._scope(user, None), scrub=True)
             self.sensory.forget_user(user)  # type: ignore[arg-type]
-            return len(ids)
-
-    def _delete(self, ids: list[str], *, scrub: bool) -> None:
-        graph = self._backend.graph
-        touched_entities: set[str] = set()
-        with graph.batch():
-            for memory_id in ids:
-                attrs = graph.node(memory_id)
-                if attrs is None:
-                    continue
-                if attrs.get("memory_type") == MemoryType.EPISODIC.value:
-                    self._episodic.remove(memory_id)
-                elif attrs.get("memory_type") == MemoryType.PROSPECTIVE.value:
-                    self._prospective.unindex(memory_id)
-                touched_entities.update(
-                    v
-                    for _, v, kind, _ in graph.edges_of(memory_id, direction="out")
-                    if kind in ("subject", "object")
-                )
-            self._backend.delete(ids, scrub=scrub)
-            for ent in touched_entities:
-                if not graph.edges_of(ent):
-                    graph.remove_node(ent)
+            return n
 
     # ------------------------------------------------------------------ async partners
-    aclose = _in_thread(close)
-    anew_session = _in_thread(new_session)
-    aobserve = _in_thread(observe)
-    aobserve_many = _in_thread(observe_many)
-    aremember = _in_thread(remember)
-    aassert_fact = _in_thread(Knowledge.assert_fact)
-    aadd_procedure = _in_thread(Knowledge.add_procedure)
-    arecord_outcome = _in_thread(Knowledge.record_outcome)
-    afind_procedures = _in_thread(Knowledge.find_procedures)
-    alearn = _in_thread(Knowledge.learn)
-    avalidate_learning = _in_thread(Knowledge.validate_learning)
-    aintend = _in_thread(Knowledge.intend)
-    aintentions = _in_thread(Knowledge.intentions)
-    aresolve_intention = _in_thread(Knowledge.resolve_intention)
-    alink = _in_thread(Knowledge.link)
-    aget = _in_thread(get)
-    afacts_about = _in_thread(Knowledge.facts_about)
-    arelated_entities = _in_thread(Knowledge.related_entities)
-    aneighbours = _in_thread(Knowledge.neighbours)
-    astats = _in_thread(stats)
-    aforget = _in_thread(forget)
-    aforget_user = _in_thread(forget_user)
-    aprune = _in_thread(Maintenance.prune)
-    aexpire = _in_thread(Maintenance.expire)
-    aconsolidate = _in_thread(Maintenance.consolidate)
-    astart_consolidation = _in_thread(Maintenance.start_consolidation)
-    astop_consolidation = _in_thread(Maintenance.stop_consolidation)
+    aclose = in_thread(Reads.close)
+    anew_session = in_thread(Reads.new_session)
+    aobserve = in_thread(observe)
+    aobserve_many = in_thread(observe_many)
+    aupsert = in_thread(upsert)
+    aremember = in_thread(remember)
+    aget = in_thread(Reads.get)
+    aget_by_key = in_thread(Reads.get_by_key)
+    ahistory = in_thread(Reads.history)
+    alist_memories = in_thread(Reads.list_memories)
+    alist_scopes = in_thread(Reads.list_scopes)
+    astats = in_thread(Reads.stats)
+    aforget = in_thread(forget)
+    aforget_session = in_thread(forget_session)
+    aforget_user = in_thread(forget_user)
+    aassert_fact = in_thread(Knowledge.assert_fact)
+    aadd_procedure = in_thread(Knowledge.add_procedure)
+    arecord_outcome = in_thread(Knowledge.record_outcome)
+    afind_procedures = in_thread(Knowledge.find_procedures)
+    alearn = in_thread(Knowledge.learn)
+    avalidate_learning = in_thread(Knowledge.validate_learning)
+    aintend = in_thread(Knowledge.intend)
+    aintentions = in_thread(Knowledge.intentions)
+    aresolve_intention = in_thread(Knowledge.resolve_intention)
+    alink = in_thread(Knowledge.link)
+    afacts_about = in_thread(Knowledge.facts_about)
+    arelated_entities = in_thread(Knowledge.related_entities)
+    aneighbours = in_thread(Knowledge.neighbours)
+    aedges = in_thread(Knowledge.edges)
+    averify = in_thread(Maintenance.verify)
+    aprune = in_thread(Maintenance.prune)
+    aexpire = in_thread(Maintenance.expire)
+    aconsolidate = in_thread(Maintenance.consolidate)
+    astart_consolidation = in_thread(Maintenance.start_consolidation)
+    astop_consolidation = in_thread(Maintenance.stop_consolidation)

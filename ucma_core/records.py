@@ -7,6 +7,7 @@ Every memory shares the fields of :class:`MemoryRecord`; each kind adds its own.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from enum import Enum
 from typing import Any
 
@@ -24,6 +25,7 @@ __all__ = [
     "Procedure",
     "ProcedureStatus",
     "RetrievalResult",
+    "RouteDecision",
     "Source",
     "Tier",
 ]
@@ -135,6 +137,7 @@ class MemoryRecord:
         stability: Ebbinghaus stability in days.
         last_access: epoch seconds of the last reinforcement.
         access_count: how many times it was retrieved or reinforced.
+        key: the caller's idempotency key (a chat message id, a Store key), if one was given.
     """
 
     id: str
@@ -152,6 +155,7 @@ class MemoryRecord:
     stability: float
     last_access: float
     access_count: int
+    key: str | None = None
 
 
 @dataclass(frozen=True)
@@ -220,6 +224,32 @@ class Intention(MemoryRecord):
 
 
 @dataclass(frozen=True)
+class RouteDecision:
+    """What the query router decided for a retrieval: its ``kind`` (``hybrid``,
+    ``temporal``, ``procedural``, ``entity``) and why (``reason``, e.g. the time phrase
+    it read).
+
+    Example:
+        >>> str(RouteDecision("temporal", "time: last week"))
+        'temporal: time: last week'
+    """
+
+    kind: str
+    reason: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.reason}" if self.reason else self.kind
+
+    def to_dict(self) -> dict[str, str]:
+        return {"kind": self.kind, "reason": self.reason}
+
+
+def iso_time(epoch: float) -> str:
+    """``epoch`` seconds as an ISO 8601 UTC timestamp (``2026-03-04T10:00:00+00:00``)."""
+    return datetime.fromtimestamp(epoch, tz=timezone.utc).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
 class RetrievalResult:
     """One hit of :meth:`ucma_core.Memory.remember`.
 
@@ -243,4 +273,36 @@ class RetrievalResult:
     retention: float
     record: MemoryRecord = field(repr=False)
     signals: dict[str, float] = field(default_factory=dict)
-    route: str = "hybrid"
+    route: RouteDecision = field(default_factory=lambda: RouteDecision("hybrid"))
+
+    def to_dict(self) -> dict[str, Any]:
+        """A plain, JSON-able dict of this result, the same for every adapter.
+
+        Keys: ``id``, ``memory_type``, ``content``, ``score``, ``timestamp`` (epoch
+        seconds), ``timestamp_iso``, ``metadata`` (the caller's own), ``source_ids``,
+        ``relevance``, ``importance``, ``recency``, ``retention``, ``signals``,
+        ``route`` (``{"kind", "reason"}``), ``source``, ``user_id``, ``agent_id``,
+        ``session_id`` and ``tags``.
+        """
+        r = self.record
+        return {
+            "id": self.id,
+            "memory_type": self.memory_type.value,
+            "content": self.content,
+            "score": self.score,
+            "timestamp": self.timestamp,
+            "timestamp_iso": iso_time(self.timestamp),
+            "metadata": dict(self.metadata),
+            "source_ids": list(self.source_ids),
+            "relevance": self.relevance,
+            "importance": self.importance,
+            "recency": self.recency,
+            "retention": self.retention,
+            "signals": dict(self.signals),
+            "route": self.route.to_dict(),
+            "source": r.source,
+            "user_id": r.user_id,
+            "agent_id": r.agent_id,
+            "session_id": r.session_id,
+            "tags": list(r.tags),
+        }

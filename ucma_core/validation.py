@@ -14,6 +14,7 @@ from ucma_core.errors import InvalidInputError
 __all__ = [
     "check_content",
     "check_metadata",
+    "check_names",
     "check_scope_id",
     "check_strings",
     "check_time_range",
@@ -119,3 +120,17 @@ def check_strings(value: object, what: str, *, max_len: int = _MAX_TAG) -> tuple
     except TypeError as e:
         raise InvalidInputError(f"{what} must be a list of str, not {type(value).__name__}") from e
     return tuple(seen)
+
+
+def check_names(value: object, what: str) -> tuple[Any, ...]:
+    """Names from ``None``, one str (a single name, not its letters) or an iterable (the
+    caller checks each entry)."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    try:
+        items = tuple(value)  # type: ignore[call-overload]
+    except TypeError as e:
+        raise InvalidInputError(f"{what} must be a list of str, not {type(value).__name__}") from e
+    return items

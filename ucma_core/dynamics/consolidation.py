@@ -42,14 +42,13 @@ import numpy as np
 
 from ucma_core.config import MemoryConfig
 from ucma_core.errors import ProviderError, UCMAError
-from ucma_core.graph.memory_graph import EdgeType
+from ucma_core.storage.graph import EdgeType
 from ucma_core.providers.protocols import ExtractedFact, Provider
 from ucma_core.records import LearningType, MemoryType, ProcedureStatus, Source, Tier
-from ucma_core.stores.context import StoreContext
-from ucma_core.stores.episodic import EpisodeDraft, EpisodicStore
-from ucma_core.stores.learning import LearningStore
-from ucma_core.stores.procedural import ProceduralStore
-from ucma_core.stores.semantic import SemanticStore, normalise
+from ucma_core.scope import ANY, Scope
+from ucma_core.stores.episodic import EpisodeDraft
+from ucma_core.stores.folder import FolderStores
+from ucma_core.stores.semantic import entity_id, normalise
 from ucma_core.working_memory import WorkingMemory
 
 __all__ = ["PHASES", "ConsolidationReport", "SleepCycle"]
@@ -78,40 +77,26 @@ class ConsolidationReport:
         bucket[key] = bucket.get(key, 0) + n
 
 
-@dataclass
-class _Stores:
-    episodic: EpisodicStore
-    semantic: SemanticStore
-    procedural: ProceduralStore
-    learning: LearningStore
-
-
 class SleepCycle:
     """Runs consolidation phases against one memory's stores.
 
     ``lock`` is the memory's lock: every read or write of memory state happens
     under it, in short critical sections; provider calls happen outside it.
-    ``delete`` removes memories the way ``Memory.forget`` does, ``forget_faded`` runs
-    the forgetting engine, ``working`` returns the working memory if one exists.
+    ``working`` is the memory's working memory, if one is in use.
     """
 
     def __init__(
         self,
-        ctx: StoreContext,
-        stores: _Stores,
+        stores: FolderStores,
         provider: Provider,
         lock: AbstractContextManager[Any],
         *,
-        delete: Callable[[list[str]], None],
-        forget_faded: Callable[[float], int],
-        working: Callable[[], WorkingMemory | None],
+        working: WorkingMemory | None = None,
     ) -> None:
-        self._ctx = ctx
+        self._ctx = stores.ctx
         self._s = stores
         self._provider = provider
         self._lock = lock
-        self._delete = delete
-        self._forget_faded = forget_faded
         self._working = working
 
     @property
@@ -336,7 +321,8 @@ class SleepCycle:
                 scope = (attrs.get("user_id"), attrs.get("agent_id"))
                 for fact in facts:
                     olds = list(earlier[(*scope, normalise(fact.subject), normalise(fact.predicate))])
-                    for rival in self._s.semantic.facts_about(fact.subject, *scope, role="subject"):
+                    subject = [entity_id(fact.subject, *scope)]
+                    for rival in self._s.semantic.facts_of(subject, Scope(ANY), role="subject"):
                         r = graph.node(rival)
                         if r is not None and normalise(r["predicate"]) == normalise(fact.predicate):
                             olds.append(
@@ -491,7 +477,7 @@ class SleepCycle:
             self._mark_dedup([i for i in new_ids if i not in doomed])
             if doomed:
                 with self._lock:
-                    self._delete(sorted(doomed))
+                    self._s.delete(sorted(doomed), scrub=False)
 
     def _absorb(self, survivor: str, duplicate: str) -> None:
         """Fold a duplicate's use into the survivor before the duplicate is deleted."""
@@ -518,7 +504,7 @@ class SleepCycle:
 
     # ------------------------------------------------------------------ 6. transitions
     def _transitions(self, now: float, report: ConsolidationReport, stop: threading.Event | None) -> None:
-        working = self._working()
+        working = self._working
         if working is None:
             return
         cfg = self._config.consolidation
@@ -572,7 +558,8 @@ class SleepCycle:
     # ------------------------------------------------------------------ 8. prune
     def _prune(self, now: float, report: ConsolidationReport, stop: threading.Event | None) -> None:
         try:
-            report.count("prune", "forgotten", self._forget_faded(now))
+            faded = self._s.forget_faded(Scope(ANY), now, dry_run=False)
+            report.count("prune", "forgotten", len(faded.forgotten))
         except UCMAError as e:  # storage trouble ends the phase; the next cycle retries
             report.errors.append(f"prune: {e}")
 

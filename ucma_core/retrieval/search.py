@@ -21,21 +21,20 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
 import numpy as np
 
-from ucma_core.records import MemoryRecord, MemoryType, RetrievalResult
+from ucma_core.records import MemoryRecord, MemoryType, RetrievalResult, RouteDecision
 from ucma_core.retrieval.diversify import mmr
 from ucma_core.retrieval.filters import Filters
 from ucma_core.retrieval.fusion import fuse
 from ucma_core.retrieval.ranking import Factors, factors, is_current
 from ucma_core.retrieval.router import Route, RouteKind, route
 from ucma_core.storage import codec
-from ucma_core.stores.context import StoreContext
-from ucma_core.stores.semantic import entity_id
+from ucma_core.stores.folder import FolderStores
 
 __all__ = ["Retriever", "first_person"]
 
@@ -70,8 +69,9 @@ def first_person(query: str, user_id: str | None) -> str:
 class Retriever:
     """Runs :meth:`search` for one memory; :meth:`close` stops its helper thread."""
 
-    def __init__(self, ctx: StoreContext) -> None:
-        self._ctx = ctx
+    def __init__(self, stores: FolderStores) -> None:
+        self._stores = stores
+        self._ctx = stores.ctx
         self._pool: ThreadPoolExecutor | None = None
 
     def close(self) -> None:
@@ -171,7 +171,7 @@ class Retriever:
             lambda_=fusion.mmr_lambda,
             duplicate_similarity=fusion.duplicate_similarity,
         )
-        route_note = f"{plan.kind.value}: {plan.reason}"
+        route_note = RouteDecision(plan.kind.value, plan.reason)
         records = ctx.backend.fetch(order)
         top = [self._result(records[i], *scored[i], signals[i], route_note) for i in order if i in records]
         with ctx.backend.graph.batch():
@@ -219,20 +219,15 @@ class Retriever:
     def _entity_candidates(self, query: str, plan: Route, filters: Filters) -> dict[str, float]:
         """Facts about entities named in the query (1.0) and the episodes they came from (0.7)."""
         graph = self._ctx.backend.graph
-        user = None if filters.any_user else filters.user_id
-        agent = filters.exact("agent_id")
         words = _WORD.findall(query)
         names = {" ".join(words[i : i + n]) for n in (1, 2, 3) for i in range(len(words) - n + 1)}
         if plan.entity:
             names.add(plan.entity)
         found: dict[str, float] = {}
         for name in names:
-            ent = entity_id(name, user, agent)  # type: ignore[arg-type]
-            if ent not in graph:
-                continue
-            for fact, _, kind, _ in graph.edges_of(ent, direction="in"):
-                if kind not in ("subject", "object"):
-                    continue
+            for fact in self._stores.semantic.facts_of(
+                self._stores.semantic.entity_ids(name, filters.scope), filters.scope, include_superseded=True
+            ):
                 found[fact] = 1.0
                 attrs = graph.node(fact) or {}
                 for source in attrs.get("source_ids", []):
@@ -296,14 +291,14 @@ class Retriever:
 
         The vectors of candidates no dense search returned (keyword, entity and graph
         ones) are read from Chroma in one lookup; their dense signal is the cosine
-        similarity to the query. Tags, when filtered on, are checked here for them.
+        similarity to the query. Tags and metadata filters are checked here for them.
         """
         graph = self._ctx.backend.graph
         missing = [i for i in signals if i not in vectors and graph.node(i) is not None]
         vectors.update(self._ctx.backend.vectors.vectors_of(missing))
-        if filters.tags and missing:
+        if filters.needs_row and missing:
             rows = self._ctx.backend.rows(missing)
-            untagged = {i for i in missing if i not in rows or not _has_tag(filters, rows[i][1])}
+            untagged = {i for i in missing if i not in rows or not filters.admits_row(rows[i][1])}
         else:
             untagged = set()
         nodes: dict[str, dict[str, Any]] = {}
@@ -332,7 +327,7 @@ class Retriever:
         score: float,
         f: Factors,
         signals: dict[str, float],
-        route_note: str,
+        route_note: RouteDecision,
     ) -> RetrievalResult:
         return RetrievalResult(
             id=record.id,
@@ -370,8 +365,3 @@ def _and(where: dict[str, object] | None, clause: dict[str, object]) -> dict[str
 
 def _admits_type(filters: Filters, memory_type: MemoryType) -> bool:
     return not filters.memory_types or memory_type in filters.memory_types
-
-
-def _has_tag(filters: Filters, metadata: Mapping[str, object]) -> bool:
-    """Tags (any of them) for candidates that came from the keyword or entity index or the graph."""
-    return not filters.tags or any(codec.tag_key(t) in metadata for t in filters.tags)

@@ -23,13 +23,14 @@ from typing import Any
 
 from ucma_core.config import MemoryConfig
 from ucma_core.errors import StorageError
-from ucma_core.graph.memory_graph import MemoryGraph
+from ucma_core.storage.graph import MemoryGraph
 from ucma_core.records import MemoryRecord
 from ucma_core.storage import codec
 from ucma_core.storage.journal import Journal
 from ucma_core.storage.keywords import KeywordIndex, KeywordRow
 from ucma_core.storage.lock import FolderLock
 from ucma_core.storage.manifest import Manifest
+from ucma_core.storage.verify import VerifyReport
 from ucma_core.storage.vectors import VectorStore, open_chroma
 
 __all__ = ["Backend"]
@@ -117,6 +118,34 @@ class Backend:
                 _keyword_row(codec.decode(i, doc, meta, None), meta) for i, (doc, meta) in rows.items()
             )
 
+    def verify(self) -> VerifyReport:
+        """Compare Chroma, the graph and the keyword index (reads only)."""
+        assert self.keywords is not None
+        stored = self.vectors.all_ids()
+        memories: set[str] = set()
+        entities = 0
+        bare: list[str] = []
+        for node_id, attrs in self.graph.nodes():
+            kind = attrs.get("kind")
+            if kind == "memory":
+                memories.add(node_id)
+            elif kind == "entity":
+                entities += 1
+            else:
+                bare.append(node_id)
+        indexed = self.keywords.ids()
+        return VerifyReport(
+            chroma_records=len(stored),
+            graph_memories=len(memories),
+            keyword_rows=len(indexed),
+            entities=entities,
+            only_in_chroma=tuple(sorted(stored - memories)),
+            only_in_graph=tuple(sorted(memories - stored)),
+            missing_keywords=tuple(sorted(stored - indexed)),
+            stale_keywords=tuple(sorted(indexed - stored)),
+            bare_nodes=tuple(sorted(bare)),
+        )
+
     # ------------------------------------------------------------------ writes
     def insert(self, records: Sequence[MemoryRecord], vectors: Sequence[Sequence[float]]) -> None:
         """Store new records: Chroma first, then their graph nodes (one journal append
@@ -124,6 +153,24 @@ class Backend:
         metadatas = [codec.to_metadata(r) for r in records]
         self.vectors.add([r.id for r in records], vectors, [r.content for r in records], metadatas)
         assert self.keywords is not None
+        self.keywords.add(_keyword_row(r, m) for r, m in zip(records, metadatas, strict=True))
+        for record in records:
+            self.graph.put_node(record.id, codec.node_attrs(record))
+
+    def replace(self, records: Sequence[MemoryRecord], vectors: Sequence[Sequence[float]]) -> None:
+        """Overwrite stored records (same ids) with new text, vector and fields: Chroma
+        first, then the keyword index and the graph nodes."""
+        metadatas = [codec.to_metadata(r) for r in records]
+        ids = [r.id for r in records]
+        old = self.rows(ids)
+        # Chroma merges an upsert's metadata into the old one; None removes a key
+        cleared: list[dict[str, Any]] = [
+            {**{k: None for k in old.get(i, ("", {}))[1] if k not in m}, **m}
+            for i, m in zip(ids, metadatas, strict=True)
+        ]
+        self.vectors.upsert(ids, vectors, [r.content for r in records], cleared)
+        assert self.keywords is not None
+        self.keywords.delete(ids)
         self.keywords.add(_keyword_row(r, m) for r, m in zip(records, metadatas, strict=True))
         for record in records:
             self.graph.put_node(record.id, codec.node_attrs(record))

@@ -37,6 +37,8 @@ from ucma_core.records import (
 __all__ = [
     "RECORD_CLASSES",
     "decode",
+    "filterable_metadata",
+    "metadata_key",
     "node_attrs",
     "participant_key",
     "scope_value",
@@ -93,6 +95,12 @@ def tag_key(tag: str) -> str:
     return _hashed("tag:", tag)
 
 
+def metadata_key(name: str) -> str:
+    """The Chroma metadata key that holds the caller's top-level metadata value ``name``
+    (str, int, float and bool values are stored there too, so reads can filter on them)."""
+    return _hashed("meta:", name)
+
+
 def participant_key(name: str) -> str:
     """The boolean Chroma metadata key that marks ``name`` (case-insensitive) as a participant."""
     return _hashed("participant:", name.lower())
@@ -135,7 +143,13 @@ def to_metadata(record: MemoryRecord) -> dict[str, str | int | float | bool]:
     if isinstance(record, Episode):
         for name in record.participants:
             meta[participant_key(name)] = True
+    meta.update(filterable_metadata(record.metadata))
     return meta
+
+
+def filterable_metadata(metadata: dict[str, Any]) -> dict[str, str | int | float | bool]:
+    """The caller's top-level scalar metadata values under their :func:`metadata_key`."""
+    return {metadata_key(k): v for k, v in metadata.items() if isinstance(v, (str, int, float, bool))}
 
 
 def node_attrs(record: MemoryRecord) -> dict[str, Any]:
@@ -143,6 +157,8 @@ def node_attrs(record: MemoryRecord) -> dict[str, Any]:
     attrs: dict[str, Any] = {"kind": "memory", "memory_type": record.memory_type.value}
     for name in _COMMON_NODE_FIELDS + _NODE_FIELDS[type(record)]:
         attrs[name] = _plain(getattr(record, name))
+    if record.key is not None:  # only keyed memories carry one (most have none)
+        attrs["key"] = record.key
     return attrs
 
 

@@ -84,6 +84,36 @@ class VectorStore:
         except Exception as e:
             raise StorageError(f"Chroma rejected the write of {len(ids)} record(s): {e}") from e
 
+    def upsert(
+        self,
+        ids: Sequence[str],
+        vectors: Sequence[Sequence[float]],
+        documents: Sequence[str],
+        metadatas: Sequence[dict[str, Any]],
+    ) -> None:
+        """Write records whether or not their ids exist (existing ones are replaced whole)."""
+        if not ids:
+            return
+        try:
+            self._col.upsert(
+                ids=list(ids),
+                embeddings=[list(v) for v in vectors],
+                documents=list(documents),
+                metadatas=list(metadatas),
+            )
+        except Exception as e:
+            raise StorageError(f"Chroma rejected the write of {len(ids)} record(s): {e}") from e
+
+    def ids_where(self, where: Where | None) -> list[str]:
+        """Ids of every record matching ``where`` (no text, vectors or metadata read)."""
+        try:
+            kwargs: dict[str, Any] = {"include": []}
+            if where:
+                kwargs["where"] = where
+            return list(self._col.get(**kwargs)["ids"])
+        except Exception as e:
+            raise StorageError(f"Chroma could not list records: {e}") from e
+
     def delete(self, ids: Sequence[str]) -> None:
         if not ids:
             return

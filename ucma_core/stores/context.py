@@ -12,7 +12,7 @@ from typing import Any
 
 from ucma_core.config import MemoryConfig
 from ucma_core.dynamics.retention import initial_stability, reinforced_stability
-from ucma_core.graph.memory_graph import EdgeType
+from ucma_core.storage.graph import EdgeType
 from ucma_core.protocols import Clock, Embedder
 from ucma_core.storage.backend import Backend
 

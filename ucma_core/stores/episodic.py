@@ -14,8 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ucma_core.graph.memory_graph import EdgeType
+from ucma_core.storage.graph import EdgeType
 from ucma_core.records import Episode, MemoryType, Tier
+from ucma_core.scope import Scope
 from ucma_core.stores.context import StoreContext, new_id
 
 __all__ = ["EpisodeDraft", "EpisodicStore"]
@@ -40,6 +41,8 @@ class EpisodeDraft:
     #: For consolidated episodes: the episodes they summarise.
     source_ids: tuple[str, ...] = ()
     tier: Tier = Tier.SHORT_TERM
+    #: The caller's idempotency key, if any.
+    key: str | None = None
 
 
 class EpisodicStore:
@@ -77,30 +80,38 @@ class EpisodicStore:
         Must run inside ``graph.batch()`` so the whole write is one journal append.
         """
         now = self._ctx.now()
-        episodes = [
-            Episode(
-                id=new_id(),
-                memory_type=MemoryType.EPISODIC,
-                content=d.content,
-                timestamp=d.timestamp,
-                user_id=d.user_id,
-                agent_id=d.agent_id,
-                session_id=d.session_id,
-                importance=d.importance,
-                source=d.source,
-                tags=d.tags,
-                metadata=d.metadata,
-                source_ids=d.source_ids,
-                **self._ctx.fresh_state(d.importance, now),
-                tier=d.tier,
-                participants=d.participants,
-            )
-            for d in drafts
-        ]
+        episodes = [self._episode(new_id(), d, self._ctx.fresh_state(d.importance, now)) for d in drafts]
         self._ctx.backend.insert(episodes, vectors)
         for ep in episodes:
             self.link(ep.id)
         return episodes
+
+    @staticmethod
+    def _episode(memory_id: str, d: EpisodeDraft, state: dict[str, Any]) -> Episode:
+        return Episode(
+            id=memory_id,
+            memory_type=MemoryType.EPISODIC,
+            content=d.content,
+            timestamp=d.timestamp,
+            user_id=d.user_id,
+            agent_id=d.agent_id,
+            session_id=d.session_id,
+            importance=d.importance,
+            source=d.source,
+            tags=d.tags,
+            metadata=d.metadata,
+            source_ids=d.source_ids,
+            key=d.key,
+            tier=d.tier,
+            participants=d.participants,
+            **state,
+        )
+
+    def rewrite(self, memory_id: str, draft: EpisodeDraft, old: dict[str, Any]) -> Episode:
+        """The episode ``memory_id`` with ``draft``'s fields and ``old``'s retention state
+        (the caller stores it and re-links it)."""
+        state = {k: old[k] for k in ("stability", "last_access", "access_count")}
+        return self._episode(memory_id, draft, state)
 
     def link(self, memory_id: str) -> None:
         """Index a stored episode and splice it into its session's ``followed_by`` chain."""
@@ -146,6 +157,14 @@ class EpisodicStore:
     def session(self, user_id: str | None, agent_id: str | None, session_id: str | None) -> list[str]:
         """Episode ids of one session in time order."""
         return [memory_id for _, memory_id in self._sessions.get((user_id, agent_id, session_id), [])]
+
+    def turns(self, scope: Scope) -> list[str]:
+        """Ids of the turns (not consolidated episodes) of every session in ``scope``, in
+        time order (write order among equal times)."""
+        chains = [seq for key, seq in self._sessions.items() if scope.admits_key(*key)]
+        if len(chains) == 1:
+            return [memory_id for _, memory_id in chains[0]]
+        return [memory_id for _, memory_id in sorted(k for seq in chains for k in seq)]
 
     def neighbours(self, memory_id: str) -> tuple[str | None, str | None]:
         """The episodes just before and just after ``memory_id`` in its session."""

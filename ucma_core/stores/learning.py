@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ucma_core.graph.memory_graph import EdgeType
+from ucma_core.storage.graph import EdgeType
 from ucma_core.records import Learning, LearningType, MemoryType
 from ucma_core.stores.context import StoreContext, new_id
 

@@ -11,11 +11,11 @@ fifty.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ucma_core.errors import InvalidInputError
-from ucma_core.graph.memory_graph import EdgeType
+from ucma_core.storage.graph import EdgeType
 from ucma_core.records import MemoryType, Procedure, ProcedureStatus
 from ucma_core.stores.context import StoreContext, stable_id
 from ucma_core.stores.semantic import normalise
@@ -127,24 +127,18 @@ class ProceduralStore:
     def set_status(self, memory_id: str, status: ProcedureStatus) -> None:
         self._ctx.backend.set_state(memory_id, status=status.value)
 
+    @staticmethod
     def find(
-        self,
         tags: Sequence[str],
-        user_id: str | None,
-        agent_id: str | None,
+        procedures: Iterable[tuple[str, dict[str, Any]]],
         *,
         include_deprecated: bool = False,
     ) -> list[str]:
-        """Ids of procedures sharing a trigger tag with ``tags``, best evidence first."""
+        """Ids of those ``procedures`` (``(id, graph attrs)``, already scoped) sharing a
+        trigger tag with ``tags``, best evidence first."""
         wanted = {t.lower() for t in tags}
         scored = []
-        for memory_id, attrs in self._ctx.backend.graph.nodes():
-            if attrs.get("memory_type") != MemoryType.PROCEDURAL.value:
-                continue
-            if attrs.get("user_id") != user_id or (
-                agent_id is not None and attrs.get("agent_id") != agent_id
-            ):
-                continue
+        for memory_id, attrs in procedures:
             if not include_deprecated and attrs["status"] == ProcedureStatus.DEPRECATED.value:
                 continue
             overlap = len(wanted & {t.lower() for t in attrs.get("trigger_tags", [])})

@@ -16,8 +16,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ucma_core.graph.memory_graph import EdgeType
+from ucma_core.storage.graph import EdgeType
 from ucma_core.records import Fact, MemoryType
+from ucma_core.scope import ANY, Scope
 from ucma_core.stores.context import StoreContext, stable_id
 
 __all__ = ["SemanticStore", "entity_id", "normalise"]
@@ -41,6 +42,25 @@ def fact_id(subject: str, predicate: str, obj: str, user_id: str | None, agent_i
 class SemanticStore:
     def __init__(self, ctx: StoreContext) -> None:
         self._ctx = ctx
+        #: user -> the agents that have entities of that user (so "any agent" finds them all)
+        self._agents: dict[str | None, set[str | None]] = {}
+
+    def index_entity(self, attrs: dict[str, Any]) -> None:
+        """Note an entity node's scope (called for every entity when the folder opens)."""
+        self._agents.setdefault(attrs.get("user_id"), set()).add(attrs.get("agent_id"))
+
+    def entity_ids(self, name: str, scope: Scope) -> list[str]:
+        """The entity nodes called ``name`` in ``scope`` (one per user and agent that has it)."""
+        graph = self._ctx.backend.graph
+        users = list(self._agents) if scope.any_user else [scope.user]
+        agent = scope.exact("agent_id")
+        found = []
+        for user in users:
+            for candidate in [agent] if agent is not None else sorted(self._agents.get(user, ()), key=str):
+                ent = entity_id(name, user, candidate)
+                if ent in graph:
+                    found.append(ent)
+        return found
 
     def assert_fact(
         self,
@@ -118,9 +138,9 @@ class SemanticStore:
         for name, role in ((attrs["subject"], EdgeType.SUBJECT), (attrs["object"], EdgeType.OBJECT)):
             ent = entity_id(name, user_id, agent_id)
             if ent not in graph:
-                graph.put_node(
-                    ent, {"kind": "entity", "name": name, "user_id": user_id, "agent_id": agent_id}
-                )
+                entity = {"kind": "entity", "name": name, "user_id": user_id, "agent_id": agent_id}
+                graph.put_node(ent, entity)
+                self.index_entity(entity)
             graph.add_edge(memory_id, ent, role, 1.0)
         self._ctx.link_sources(memory_id, EdgeType.DERIVED_FROM)
 
@@ -137,13 +157,8 @@ class SemanticStore:
             return []
         key = (normalise(attrs["subject"]), normalise(attrs["predicate"]))
         found = []
-        for rival in self.facts_about(
-            attrs["subject"],
-            attrs.get("user_id"),
-            attrs.get("agent_id"),
-            role="subject",
-            include_superseded=False,
-        ):
+        subject = entity_id(attrs["subject"], attrs.get("user_id"), attrs.get("agent_id"))
+        for rival in self.facts_of([subject], Scope(ANY), role="subject"):
             rattrs = graph.node(rival)
             if (
                 rival != memory_id
@@ -167,38 +182,44 @@ class SemanticStore:
 
     # ------------------------------------------------------------------ reads
     def facts_about(
-        self,
-        entity: str,
-        user_id: str | None,
-        agent_id: str | None,
-        *,
-        role: str | None = None,
-        include_superseded: bool = False,
+        self, entity: str, scope: Scope, *, role: str | None = None, include_superseded: bool = False
     ) -> list[str]:
-        """Ids of facts whose subject (``role="subject"``), object (``"object"``) or either
-        is ``entity``, strongest confidence first."""
+        """Ids of facts in ``scope`` whose subject (``role="subject"``), object (``"object"``)
+        or either is ``entity``, strongest confidence first."""
+        return self.facts_of(
+            self.entity_ids(entity, scope), scope, role=role, include_superseded=include_superseded
+        )
+
+    def facts_of(
+        self, entities: list[str], scope: Scope, *, role: str | None = None, include_superseded: bool = False
+    ) -> list[str]:
+        """Ids of facts in ``scope`` linked to the entity nodes ``entities`` (as ``role``)."""
         graph = self._ctx.backend.graph
-        ent = entity_id(entity, user_id, agent_id)
         wanted = {EdgeType.SUBJECT.value, EdgeType.OBJECT.value} if role is None else {role}
         ids = []
-        for u, _, kind, _ in graph.edges_of(ent, direction="in"):
-            attrs = graph.node(u)
-            if kind in wanted and attrs is not None and (include_superseded or attrs.get("valid_to") is None):
-                ids.append(u)
+        for ent in entities:
+            for u, _, kind, _ in graph.edges_of(ent, direction="in"):
+                attrs = graph.node(u)
+                if (
+                    kind in wanted
+                    and attrs is not None
+                    and (include_superseded or attrs.get("valid_to") is None)
+                    and scope.admits(attrs)
+                ):
+                    ids.append(u)
         ids = list(dict.fromkeys(ids))
         ids.sort(key=lambda i: -float(graph.node(i)["confidence"]))  # type: ignore[index]
         return ids
 
-    def related_entities(
-        self, entity: str, user_id: str | None, agent_id: str | None, *, hops: int = 1
-    ) -> dict[str, int]:
-        """Entities reachable through current facts within ``hops`` fact steps: ``{name: hops}``."""
+    def related_entities(self, entity: str, scope: Scope, *, hops: int = 1) -> dict[str, int]:
+        """Entities reachable through current facts in ``scope`` within ``hops`` fact steps:
+        ``{name: hops}``."""
         graph = self._ctx.backend.graph
-        start = entity_id(entity, user_id, agent_id)
-        if start not in graph:
+        starts = self.entity_ids(entity, scope)
+        if not starts:
             return {}
-        seen = {start: 0}
-        frontier = [start]
+        seen = dict.fromkeys(starts, 0)
+        frontier = list(starts)
         for hop in range(1, hops + 1):
             nxt = []
             for ent in frontier:
@@ -208,6 +229,7 @@ class SemanticStore:
                         kind not in ("subject", "object")
                         or fattrs is None
                         or fattrs.get("valid_to") is not None
+                        or not scope.admits(fattrs)
                     ):
                         continue
                     for _, other, okind, _ in graph.edges_of(fact, direction="out"):

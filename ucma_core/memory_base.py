@@ -1,0 +1,173 @@
+"""What every part of :class:`~ucma_core.Memory` shares: the open folder, the lock, the
+clock, the providers, the current session and the lifecycle.
+
+:class:`MemoryBase` is the base of the three parts the façade is made of
+(:mod:`~ucma_core.knowledge`, :mod:`~ucma_core.maintenance`, :mod:`~ucma_core.reads`)
+and of :class:`~ucma_core.Memory` itself, so none of them imports another.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from ucma_core.config import MemoryConfig
+from ucma_core.embedders.cache import CachedEmbedder, as_embedder
+from ucma_core.embedders.default import default_embedder
+from ucma_core.errors import ClosedMemoryError, InvalidInputError
+from ucma_core.protocols import Clock, Embedder, ImportanceScorer
+from ucma_core.providers.offline import OfflineProvider
+from ucma_core.providers.protocols import Provider
+from ucma_core.retrieval.search import Retriever
+from ucma_core.scope import Scope
+from ucma_core.storage.backend import Backend
+from ucma_core.stores.folder import FolderStores
+from ucma_core.stores.sensory import SensoryBuffer
+from ucma_core.tokens import TiktokenCounter, TokenCounter
+from ucma_core.validation import check_scope_id
+from ucma_core.working_memory import WorkingMemory
+
+__all__ = ["MemoryBase", "in_thread"]
+
+R = TypeVar("R")
+
+
+def in_thread(method: Callable[..., R], owner: str = "Memory") -> Callable[..., Any]:
+    """The async partner of a sync method: the same code, run in a worker thread."""
+
+    @functools.wraps(method)
+    async def partner(self: Any, *args: Any, **kwargs: Any) -> R:
+        return await asyncio.to_thread(method, self, *args, **kwargs)
+
+    partner.__name__ = "a" + method.__name__
+    partner.__qualname__ = f"{owner}.a{method.__name__}"
+    partner.__doc__ = f"Async :meth:`{owner}.{method.__name__}` (same behaviour, run in a worker thread)."
+    return partner
+
+
+class MemoryBase:
+    """The state and lifecycle of an open memory folder (see :class:`~ucma_core.Memory`)."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        config: MemoryConfig | None = None,
+        embedder: Embedder | None = None,
+        provider: ImportanceScorer | None = None,
+        clock: Clock | None = None,
+        token_counter: TokenCounter | None = None,
+    ) -> None:
+        self.config = config or MemoryConfig()
+        self._clock: Clock = clock or time.time
+        folder = Path(path)
+        chosen = (
+            as_embedder(embedder)
+            if embedder is not None
+            else default_embedder(
+                Backend.recorded_embedder(folder) if (folder / "ucma.json").exists() else None
+            )
+        )
+        self._embedder = CachedEmbedder(chosen, self.config.embedding_cache_size)
+        if provider is not None and not callable(getattr(provider, "score_importance", None)):
+            raise InvalidInputError("provider must have a score_importance(content, *, source) method")
+        offline = OfflineProvider()
+        self._scorer: ImportanceScorer = provider or offline
+        self._provider: Provider = provider if isinstance(provider, Provider) else offline
+        self._lock = threading.RLock()
+        self._closed = False
+        self._stores = FolderStores(folder, self.config, self._embedder, self._clock)
+        self.sensory = SensoryBuffer(
+            self.config.sensory_capacity, self.config.sensory_ttl_seconds, self._clock
+        )
+        self._retriever = Retriever(self._stores)
+        self._session_id = uuid.uuid4().hex
+        self._working: WorkingMemory | None = None
+        self._token_counter = token_counter
+        self._background: threading.Thread | None = None
+        self._stop_background: threading.Event | None = None
+        #: The report of the last background consolidation cycle (``None`` before the first).
+        self.last_consolidation: Any = None
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def path(self) -> Path:
+        """The memory folder."""
+        return self._stores.backend.folder
+
+    @property
+    def session_id(self) -> str:
+        """The current session, used by writes that name none."""
+        return self._session_id
+
+    @property
+    def embedder(self) -> Embedder:
+        return self._embedder
+
+    @property
+    def working(self) -> WorkingMemory:
+        """The working memory (zones with token budgets) of this memory object, created on
+        first use; it lives in this process only."""
+        with self._lock:
+            if self._working is None:
+                self._working = WorkingMemory(
+                    self.config.working,
+                    self._token_counter or TiktokenCounter(self.config.working.encoding),
+                    self._clock,
+                )
+            return self._working
+
+    def now(self) -> float:
+        """The memory's clock."""
+        return float(self._clock())
+
+    # ------------------------------------------------------------------ lifecycle
+    def close(self) -> None:
+        """Stop background consolidation, write a fresh graph snapshot and release the
+        folder. Idempotent."""
+        self.stop_consolidation()
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            try:
+                self._retriever.close()
+            finally:
+                self._stores.close(compact=True)
+
+    def stop_consolidation(self, timeout: float | None = 30.0) -> bool:
+        """Stop the background cycle (interrupting a running one between batches);
+        ``True`` if it had stopped when this returned."""
+        thread, stop = self._background, self._stop_background
+        if thread is None or stop is None:
+            return True
+        stop.set()
+        thread.join(timeout)
+        self._background = None if not thread.is_alive() else thread
+        return not thread.is_alive()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ClosedMemoryError(f"memory at {self.path} is closed")
+
+    def new_session(self) -> str:
+        """Start a new session and return its id; later writes without ``session_id`` use it."""
+        with self._lock:
+            self._check_open()
+            self._session_id = uuid.uuid4().hex
+            return self._session_id
+
+    # ------------------------------------------------------------------ shared argument handling
+    def _write_session(self, session_id: object) -> str:
+        """The session a write goes to: the given one, else the current session."""
+        return check_scope_id(session_id, "session_id") or self._session_id
+
+    @staticmethod
+    def _scope(user_id: object, agent_id: object, session_id: object = None) -> Scope:
+        return Scope.of(user_id, agent_id, session_id)

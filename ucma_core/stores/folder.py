@@ -1,0 +1,256 @@
+"""Every store of one memory folder, and the operations that span them.
+
+:class:`FolderStores` is the spine under :class:`~ucma_core.Memory`, its knowledge
+calls, maintenance and consolidation: it opens the folder (and rebuilds the
+in-memory indexes from the graph), deletes a memory everywhere, scans memories in
+a :class:`~ucma_core.scope.Scope`, reads typed records, resolves caller-given keys
+and lists sessions and scopes. It holds no lock: callers serialise access.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from ucma_core.config import MemoryConfig
+from ucma_core.dynamics.forgetting import ForgettingReport, plan
+from ucma_core.errors import MemoryNotFoundError
+from ucma_core.protocols import Clock, Embedder
+from ucma_core.records import Episode, MemoryRecord, MemoryType
+from ucma_core.scope import Scope
+from ucma_core.storage.backend import Backend
+from ucma_core.storage.graph import EdgeType
+from ucma_core.stores.context import StoreContext
+from ucma_core.stores.episodic import EpisodeDraft, EpisodicStore
+from ucma_core.stores.learning import LearningStore
+from ucma_core.stores.procedural import ProceduralStore
+from ucma_core.stores.prospective import ProspectiveStore
+from ucma_core.stores.semantic import SemanticStore
+
+__all__ = ["FolderStores", "KeyRef"]
+
+R = TypeVar("R")
+#: A caller-given key in its scope: ``(user_id, agent_id, key)``.
+KeyRef = tuple[str | None, str | None, str]
+
+
+class FolderStores:
+    """The backend, the store context and the five stores of one open folder."""
+
+    def __init__(self, folder: Path, config: MemoryConfig, embedder: Embedder, clock: Clock) -> None:
+        self.config = config
+        self.backend = Backend(
+            folder, config, embedder_name=embedder.name, dimension=embedder.dimension, now=float(clock())
+        )
+        self.ctx = StoreContext(self.backend, embedder, config, clock)
+        self.episodic = EpisodicStore(self.ctx)
+        self.semantic = SemanticStore(self.ctx)
+        self.procedural = ProceduralStore(self.ctx)
+        self.learning = LearningStore(self.ctx)
+        self.prospective = ProspectiveStore(self.ctx)
+        self._keys: dict[KeyRef, str] = {}
+        try:
+            self._open_indexes()
+        except BaseException:
+            self.backend.close()
+            raise
+
+    @property
+    def graph(self) -> Any:
+        return self.backend.graph
+
+    def _open_indexes(self) -> None:
+        restored, orphans = self.backend.reconcile()
+        restored_ids = {r.id for r in restored}
+        for memory_id, attrs in self.graph.nodes():
+            if attrs.get("kind") == "entity":
+                self.semantic.index_entity(attrs)
+            if memory_id in restored_ids:
+                continue
+            self._index(memory_id, attrs)
+        with self.graph.batch():
+            for record in restored:
+                self.link(record.id)
+        if orphans:
+            self.delete(orphans, scrub=False)
+
+    def _index(self, memory_id: str, attrs: dict[str, Any]) -> None:
+        kind = attrs.get("memory_type")
+        if kind == MemoryType.EPISODIC.value:
+            self.episodic.index(memory_id, attrs)
+        elif kind == MemoryType.PROSPECTIVE.value:
+            self.prospective.index(memory_id, attrs)
+        if attrs.get("key") is not None:
+            self._keys[(attrs.get("user_id"), attrs.get("agent_id"), attrs["key"])] = memory_id
+
+    def link(self, memory_id: str) -> None:
+        """Index a stored memory and create its graph links (after a write or a rebuild)."""
+        attrs = self.graph.node(memory_id)
+        if attrs is None:
+            return
+        linker: Callable[[str], None] = {
+            MemoryType.EPISODIC.value: self.episodic.link,
+            MemoryType.SEMANTIC.value: self.semantic.link,
+            MemoryType.PROCEDURAL.value: self.procedural.link,
+            MemoryType.LEARNING.value: self.learning.link,
+            MemoryType.PROSPECTIVE.value: self.prospective.link,
+        }[attrs["memory_type"]]
+        linker(memory_id)
+        if attrs.get("key") is not None:
+            self._keys[(attrs.get("user_id"), attrs.get("agent_id"), attrs["key"])] = memory_id
+
+    def close(self, *, compact: bool = False) -> None:
+        self.backend.close(compact=compact)
+
+    # ------------------------------------------------------------------ keys
+    def keyed(self, user_id: str | None, agent_id: str | None, key: str) -> str | None:
+        """The id of the memory stored with ``key`` in this user and agent's scope, if any."""
+        memory_id = self._keys.get((user_id, agent_id, key))
+        return memory_id if memory_id is not None and memory_id in self.graph else None
+
+    def add_episodes(self, drafts: Sequence[EpisodeDraft], vectors: Sequence[Sequence[float]]) -> list[Episode]:
+        """Store new episodes and remember their keys (inside ``graph.batch()``)."""
+        episodes = self.episodic.add(drafts, vectors)
+        for ep in episodes:
+            if ep.key is not None:
+                self._keys[(ep.user_id, ep.agent_id, ep.key)] = ep.id
+        return episodes
+
+    def replace_episode(self, memory_id: str, draft: EpisodeDraft, vector: Sequence[float]) -> Episode:
+        """Give a stored episode new content, metadata, tags and time (re-embedded); its id,
+        links to other memories and retention state stay."""
+        old = self.graph.node(memory_id)
+        if old is None:
+            raise MemoryNotFoundError(f"no memory with id {memory_id!r}")
+        with self.graph.batch():
+            self.episodic.remove(memory_id)
+            for u, v, _, _ in self.graph.edges_of(memory_id, EdgeType.FOLLOWED_BY):
+                self.graph.remove_edge(u, v, EdgeType.FOLLOWED_BY)
+            episode = self.episodic.rewrite(memory_id, draft, old)
+            self.backend.replace([episode], [vector])
+            self.episodic.link(memory_id)
+        return episode
+
+    # ------------------------------------------------------------------ scans and reads
+    def scan(
+        self, scope: Scope, memory_types: Sequence[MemoryType] = ()
+    ) -> Iterator[tuple[str, dict[str, Any]]]:
+        """``(id, graph attrs)`` of every memory in ``scope`` (of the given types)."""
+        types = {t.value for t in memory_types}
+        for memory_id, attrs in self.graph.nodes():
+            if (
+                attrs.get("kind") == "memory"
+                and (not types or attrs.get("memory_type") in types)
+                and scope.admits(attrs)
+            ):
+                yield memory_id, attrs
+
+    def fetch(self, ids: Sequence[str]) -> dict[str, MemoryRecord]:
+        return self.backend.fetch(ids)
+
+    def fetch_ordered(self, ids: Sequence[str], cls: type[R]) -> list[R]:
+        """The records of ``ids`` that exist and are ``cls``, in the order of ``ids``."""
+        found = self.backend.fetch(ids)
+        return [r for i in ids if isinstance(r := found.get(i), cls)]
+
+    def fetch_one(self, memory_id: str, cls: type[R]) -> R:
+        record = self.backend.fetch([memory_id]).get(memory_id)
+        if not isinstance(record, cls):
+            raise MemoryNotFoundError(f"memory {memory_id!r} vanished while being read")
+        return record
+
+    def require(self, memory_id: object, memory_type: MemoryType) -> str:
+        """``memory_id`` if it is a stored memory of ``memory_type``; else MemoryNotFoundError."""
+        node = self.graph.node(memory_id) if isinstance(memory_id, str) else None
+        if node is None or node.get("memory_type") != memory_type.value:
+            raise MemoryNotFoundError(f"no {memory_type.value} memory with id {memory_id!r}")
+        return memory_id  # type: ignore[return-value]
+
+    def memory_node(self, memory_id: str, scope: Scope | None = None) -> dict[str, Any] | None:
+        """The graph attrs of a memory (not an entity), if it exists and is in ``scope``."""
+        node = self.graph.node(memory_id)
+        if node is None or node.get("kind") != "memory":
+            return None
+        return node if scope is None or scope.admits(node) else None
+
+    def session_turns(self, scope: Scope) -> list[str]:
+        """Ids of the turns of every session in ``scope`` (``session_id`` set), in time order."""
+        return self.episodic.turns(scope)
+
+    def scopes(self, scope: Scope) -> list[tuple[str | None, str | None, str | None]]:
+        """Distinct ``(user_id, agent_id, session_id)`` of the memories in ``scope``."""
+        seen = {
+            (a.get("user_id"), a.get("agent_id"), a.get("session_id")) for _, a in self.scan(scope)
+        }
+        return sorted(seen, key=lambda t: tuple("" if v is None else "\x01" + v for v in t))
+
+    # ------------------------------------------------------------------ deletion
+    def delete(self, ids: Sequence[str], *, scrub: bool) -> None:
+        """Delete memories from Chroma, the keyword index, the graph and every in-memory
+        index, mending session chains and dropping entities left without facts."""
+        graph = self.graph
+        touched_entities: set[str] = set()
+        with graph.batch():
+            for memory_id in ids:
+                attrs = graph.node(memory_id)
+                if attrs is None:
+                    continue
+                if attrs.get("memory_type") == MemoryType.EPISODIC.value:
+                    self.episodic.remove(memory_id)
+                elif attrs.get("memory_type") == MemoryType.PROSPECTIVE.value:
+                    self.prospective.unindex(memory_id)
+                if attrs.get("key") is not None:
+                    self._keys.pop((attrs.get("user_id"), attrs.get("agent_id"), attrs["key"]), None)
+                touched_entities.update(
+                    v
+                    for _, v, kind, _ in graph.edges_of(memory_id, direction="out")
+                    if kind in ("subject", "object")
+                )
+            self.backend.delete(ids, scrub=scrub)
+            for ent in touched_entities:
+                if not graph.edges_of(ent):
+                    graph.remove_node(ent)
+
+    def forget_scope(self, scope: Scope, *, scrub: bool) -> int:
+        """Delete every memory in ``scope`` (and, with ``scrub``, their entities and text)."""
+        ids = [i for i, _ in self.scan(scope)]
+        self.delete(ids, scrub=scrub)
+        if scrub:
+            entities = [
+                i for i, a in self.graph.nodes() if a.get("kind") == "entity" and scope.admits(a)
+            ]
+            with self.graph.batch():
+                for ent in entities:
+                    self.graph.remove_node(ent)
+            self.graph.compact()
+        return len(ids)
+
+    def forget_faded(self, scope: Scope, now: float, *, dry_run: bool) -> ForgettingReport:
+        """The forgetting engine over ``scope``: plan with the protections, then delete."""
+        ranks = self.graph.pagerank(damping=self.config.graph.pagerank_damping)
+        doomed, by_type, protected, examined = plan(
+            self.scan(scope), pageranks=ranks, now=now, config=self.config.forgetting
+        )
+        if not dry_run and doomed:
+            self.delete(doomed, scrub=False)
+        return ForgettingReport(
+            dry_run=dry_run,
+            examined=examined,
+            forgotten=tuple(doomed),
+            by_type=dict(by_type),
+            protected=dict(protected),
+        )
+
+    def expire(
+        self, scope: Scope, cutoff: float, memory_types: Sequence[MemoryType], *, dry_run: bool
+    ) -> ForgettingReport:
+        """Delete memories in ``scope`` whose timestamp is before ``cutoff``."""
+        doomed = [i for i, a in self.scan(scope, memory_types) if float(a["timestamp"]) < cutoff]
+        by_type = Counter(str(self.graph.node(i)["memory_type"]) for i in doomed)
+        if not dry_run and doomed:
+            self.delete(doomed, scrub=False)
+        return ForgettingReport(
+            dry_run=dry_run, examined=len(doomed), forgotten=tuple(doomed), by_type=dict(by_type)
+        )

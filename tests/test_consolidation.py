@@ -13,8 +13,8 @@ from tests.openai_server import FakeOpenAIServer, malformed
 from ucma_core import Fact, Memory, MemoryConfig, Tier
 from ucma_core.embedders import HashingEmbedder
 from ucma_core.errors import InvalidInputError, ProviderError
-from ucma_core.storage.graph import EdgeType
 from ucma_core.providers import OfflineProvider, OpenAIProvider
+from ucma_core.storage.graph import EdgeType
 
 DAY = 86_400.0
 STORY = [

@@ -17,7 +17,6 @@ from ucma_core.config import (
 from ucma_core.dynamics.consolidation import ConsolidationReport
 from ucma_core.dynamics.forgetting import ForgettingReport
 from ucma_core.errors import UCMAError
-from ucma_core.storage.graph import EdgeType
 from ucma_core.memory import Memory
 from ucma_core.records import (
     Episode,
@@ -37,6 +36,7 @@ from ucma_core.records import (
 )
 from ucma_core.scope import ANY, Scope
 from ucma_core.scoped import ScopedMemory
+from ucma_core.storage.graph import EdgeType
 from ucma_core.storage.verify import VerifyReport
 from ucma_core.working_memory import WorkingItem, WorkingMemory
 

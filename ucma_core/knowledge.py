@@ -12,7 +12,6 @@ from typing import Any
 
 from ucma_core.errors import InvalidInputError, MemoryNotFoundError
 from ucma_core.memory_base import MemoryBase
-from ucma_core.storage.graph import EdgeType
 from ucma_core.records import (
     Fact,
     Intention,
@@ -25,6 +24,7 @@ from ucma_core.records import (
     Source,
 )
 from ucma_core.scope import ANY, Scope, ScopeId
+from ucma_core.storage.graph import EdgeType
 from ucma_core.validation import (
     check_content,
     check_metadata,
@@ -162,7 +162,9 @@ class Knowledge(MemoryBase):
         with self._lock:
             self._check_open()
             ids = self._stores.procedural.find(
-                wanted, self._stores.scan(scope, [MemoryType.PROCEDURAL]), include_deprecated=include_deprecated
+                wanted,
+                self._stores.scan(scope, [MemoryType.PROCEDURAL]),
+                include_deprecated=include_deprecated,
             )
             return self._stores.fetch_ordered(ids, Procedure)
 

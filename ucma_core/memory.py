@@ -158,11 +158,13 @@ class Memory(Reads, Knowledge, Maintenance):
         )
         return draft, keep or score >= self.config.importance_threshold
 
-    def _items(self, items: Iterable[str | Mapping[str, Any]], defaults: Mapping[str, Any]) -> list[dict[str, Any]]:
+    def _items(
+        self, items: Iterable[str | Mapping[str, Any]], defaults: Mapping[str, Any]
+    ) -> list[dict[str, Any]]:
         unknown = set(defaults) - _OBSERVE_FIELDS
         if unknown:
             raise InvalidInputError(f"unknown observe argument(s): {', '.join(sorted(unknown))}")
-        if isinstance(items, (str, bytes)) or isinstance(items, Mapping):
+        if isinstance(items, (str, bytes, Mapping)):
             raise InvalidInputError(
                 "observe_many takes a list of items (str or dict); for one item use observe()"
             )
@@ -174,7 +176,9 @@ class Memory(Reads, Knowledge, Maintenance):
             bad = set(fields) - _OBSERVE_FIELDS
             if bad:
                 raise InvalidInputError(f"item {n} has unknown key(s): {', '.join(sorted(bad))}")
-            merged.append({**defaults, **{k: v for k, v in fields.items() if v is not None or k == "content"}})
+            merged.append(
+                {**defaults, **{k: v for k, v in fields.items() if v is not None or k == "content"}}
+            )
         return merged
 
     def observe(

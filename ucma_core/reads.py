@@ -61,7 +61,9 @@ class Reads(MemoryBase):
                 return None
             return self._stores.fetch([memory_id]).get(memory_id)
 
-    def get_by_key(self, key: str, *, user_id: str | None = None, agent_id: str | None = None) -> MemoryRecord | None:
+    def get_by_key(
+        self, key: str, *, user_id: str | None = None, agent_id: str | None = None
+    ) -> MemoryRecord | None:
         """The memory stored with this caller-given ``key`` (see :meth:`~ucma_core.Memory.observe`)
         in this user and agent's scope, or ``None``."""
         k = check_key(key)
@@ -141,9 +143,7 @@ class Reads(MemoryBase):
             if filters.needs_row:
                 allowed = set(self._stores.backend.vectors.ids_where(filters.where()))
                 candidates = ((i, a) for i, a in candidates if i in allowed)
-            ordered = sorted(
-                ((float(a["timestamp"]), i) for i, a in candidates), reverse=newest_first
-            )
+            ordered = sorted(((float(a["timestamp"]), i) for i, a in candidates), reverse=newest_first)
             page = [i for _, i in ordered[skip : skip + cap]]
             return self._stores.fetch_ordered(page, MemoryRecord)
 
@@ -183,4 +183,3 @@ class Reads(MemoryBase):
                 "session_id": self._session_id,
                 "path": str(self.path),
             }
-

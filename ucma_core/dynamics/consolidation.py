@@ -42,10 +42,10 @@ import numpy as np
 
 from ucma_core.config import MemoryConfig
 from ucma_core.errors import ProviderError, UCMAError
-from ucma_core.storage.graph import EdgeType
 from ucma_core.providers.protocols import ExtractedFact, Provider
 from ucma_core.records import LearningType, MemoryType, ProcedureStatus, Source, Tier
 from ucma_core.scope import ANY, Scope
+from ucma_core.storage.graph import EdgeType
 from ucma_core.stores.episodic import EpisodeDraft
 from ucma_core.stores.folder import FolderStores
 from ucma_core.stores.semantic import entity_id, normalise

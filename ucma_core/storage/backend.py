@@ -23,15 +23,15 @@ from typing import Any
 
 from ucma_core.config import MemoryConfig
 from ucma_core.errors import StorageError
-from ucma_core.storage.graph import MemoryGraph
 from ucma_core.records import MemoryRecord
 from ucma_core.storage import codec
+from ucma_core.storage.graph import MemoryGraph
 from ucma_core.storage.journal import Journal
 from ucma_core.storage.keywords import KeywordIndex, KeywordRow
 from ucma_core.storage.lock import FolderLock
 from ucma_core.storage.manifest import Manifest
-from ucma_core.storage.verify import VerifyReport
 from ucma_core.storage.vectors import VectorStore, open_chroma
+from ucma_core.storage.verify import VerifyReport
 
 __all__ = ["Backend"]
 

@@ -12,9 +12,9 @@ from typing import Any
 
 from ucma_core.config import MemoryConfig
 from ucma_core.dynamics.retention import initial_stability, reinforced_stability
-from ucma_core.storage.graph import EdgeType
 from ucma_core.protocols import Clock, Embedder
 from ucma_core.storage.backend import Backend
+from ucma_core.storage.graph import EdgeType
 
 __all__ = ["StoreContext", "new_id", "stable_id"]
 

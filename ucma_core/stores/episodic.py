@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ucma_core.storage.graph import EdgeType
 from ucma_core.records import Episode, MemoryType, Tier
 from ucma_core.scope import Scope
+from ucma_core.storage.graph import EdgeType
 from ucma_core.stores.context import StoreContext, new_id
 
 __all__ = ["EpisodeDraft", "EpisodicStore"]

@@ -110,7 +110,9 @@ class FolderStores:
         memory_id = self._keys.get((user_id, agent_id, key))
         return memory_id if memory_id is not None and memory_id in self.graph else None
 
-    def add_episodes(self, drafts: Sequence[EpisodeDraft], vectors: Sequence[Sequence[float]]) -> list[Episode]:
+    def add_episodes(
+        self, drafts: Sequence[EpisodeDraft], vectors: Sequence[Sequence[float]]
+    ) -> list[Episode]:
         """Store new episodes and remember their keys (inside ``graph.batch()``)."""
         episodes = self.episodic.add(drafts, vectors)
         for ep in episodes:
@@ -181,9 +183,7 @@ class FolderStores:
 
     def scopes(self, scope: Scope) -> list[tuple[str | None, str | None, str | None]]:
         """Distinct ``(user_id, agent_id, session_id)`` of the memories in ``scope``."""
-        seen = {
-            (a.get("user_id"), a.get("agent_id"), a.get("session_id")) for _, a in self.scan(scope)
-        }
+        seen = {(a.get("user_id"), a.get("agent_id"), a.get("session_id")) for _, a in self.scan(scope)}
         return sorted(seen, key=lambda t: tuple("" if v is None else "\x01" + v for v in t))
 
     # ------------------------------------------------------------------ deletion
@@ -218,9 +218,7 @@ class FolderStores:
         ids = [i for i, _ in self.scan(scope)]
         self.delete(ids, scrub=scrub)
         if scrub:
-            entities = [
-                i for i, a in self.graph.nodes() if a.get("kind") == "entity" and scope.admits(a)
-            ]
+            entities = [i for i, a in self.graph.nodes() if a.get("kind") == "entity" and scope.admits(a)]
             with self.graph.batch():
                 for ent in entities:
                     self.graph.remove_node(ent)

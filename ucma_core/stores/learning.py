@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ucma_core.storage.graph import EdgeType
 from ucma_core.records import Learning, LearningType, MemoryType
+from ucma_core.storage.graph import EdgeType
 from ucma_core.stores.context import StoreContext, new_id
 
 __all__ = ["FAILURE_PENALTY", "SUCCESS_REWARD", "LearningStore", "validated_confidence"]

@@ -15,8 +15,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ucma_core.errors import InvalidInputError
-from ucma_core.storage.graph import EdgeType
 from ucma_core.records import MemoryType, Procedure, ProcedureStatus
+from ucma_core.storage.graph import EdgeType
 from ucma_core.stores.context import StoreContext, stable_id
 from ucma_core.stores.semantic import normalise
 

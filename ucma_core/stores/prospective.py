@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ucma_core.storage.graph import EdgeType
 from ucma_core.records import Intention, IntentionStatus, MemoryType
+from ucma_core.storage.graph import EdgeType
 from ucma_core.stores.context import StoreContext, new_id
 
 __all__ = ["ProspectiveStore", "trigger_matches"]

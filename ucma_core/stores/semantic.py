@@ -16,9 +16,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ucma_core.storage.graph import EdgeType
 from ucma_core.records import Fact, MemoryType
 from ucma_core.scope import ANY, Scope
+from ucma_core.storage.graph import EdgeType
 from ucma_core.stores.context import StoreContext, stable_id
 
 __all__ = ["SemanticStore", "entity_id", "normalise"]

@@ -1,0 +1,30 @@
+"""Framework-neutral conversation helpers that every adapter builds on.
+
+* :mod:`~ucma_core.conversation.turns`: chat turns in, episodes out
+  (:class:`ChatTurn`, :func:`observe_turns`, :func:`aobserve_turns`), deduplicated
+  by message id across restarts.
+* :mod:`~ucma_core.conversation.render`: recalled memories as one prompt block
+  within a token budget (:func:`render_memories`).
+* :mod:`~ucma_core.conversation.tools`: the memory tools for agents, bound to one
+  scope (:class:`ToolSpec`, :func:`memory_tools`).
+
+An adapter converts its framework's messages to :class:`ChatTurn` and wraps each
+:class:`ToolSpec` in its tool type; nothing else.
+"""
+
+from ucma_core.conversation.binding import Target, bind
+from ucma_core.conversation.render import render_memories
+from ucma_core.conversation.tools import ToolSpec, memory_tools
+from ucma_core.conversation.turns import ChatTurn, aobserve_turns, observe_turns, turn_items
+
+__all__ = [
+    "ChatTurn",
+    "Target",
+    "ToolSpec",
+    "aobserve_turns",
+    "bind",
+    "memory_tools",
+    "observe_turns",
+    "render_memories",
+    "turn_items",
+]

@@ -10,6 +10,7 @@ import math
 from dataclasses import dataclass, field, fields
 
 from ucma_core.errors import ConfigurationError
+from ucma_core.timezones import zone
 
 __all__ = [
     "ChromaConfig",
@@ -288,9 +289,7 @@ class MemoryConfig:
         _require(self.lock_timeout >= 0, "lock_timeout must be >= 0")
         _require(self.snapshot_every >= 1, "snapshot_every must be >= 1")
         try:
-            from ucma_core.retrieval.router import _tz
-
-            _tz(self.timezone)
+            zone(self.timezone)
         except (KeyError, ValueError) as e:
             raise ConfigurationError(f"unknown time zone {self.timezone!r}: {e}") from e
         for f in fields(self):

@@ -18,8 +18,9 @@ import calendar
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, tzinfo
-from datetime import timezone as dt_timezone
 from enum import Enum
+
+from ucma_core.timezones import zone
 
 __all__ = ["Route", "RouteKind", "route"]
 
@@ -105,12 +106,7 @@ _ANCHOR = re.compile(
 )
 
 
-def _tz(name: str | None) -> tzinfo:
-    if not name or name.upper() == "UTC":
-        return dt_timezone.utc
-    from zoneinfo import ZoneInfo
-
-    return ZoneInfo(name)
+_tz = zone
 
 
 def _day_start(d: date, tz: tzinfo) -> float:

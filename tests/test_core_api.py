@@ -166,3 +166,26 @@ async def test_bound_view_async_partners(mem: Memory) -> None:
     memory_id = await view.aobserve("async turn", keep=True)
     assert [e.id for e in await view.ahistory()] == [memory_id]
     assert (await view.aremember("async turn"))[0].id == memory_id
+
+
+def test_a_folder_from_before_filterable_metadata_is_upgraded_on_open(folder: Path, clock) -> None:
+    import chromadb
+    from chromadb.config import Settings
+
+    from ucma_core.storage.codec import metadata_key
+
+    with _reopen(folder, clock) as mem:
+        memory_id = mem.observe("the quarterly review", keep=True, metadata={"team": "red"})
+        collection = json.loads((folder / "ucma.json").read_text())["collection"]
+    # make it look like a folder written before metadata values were filterable keys
+    manifest = json.loads((folder / "ucma.json").read_text())
+    del manifest["features"]
+    (folder / "ucma.json").write_text(json.dumps(manifest))
+    client = chromadb.PersistentClient(path=str(folder / "chroma"), settings=Settings(anonymized_telemetry=False))
+    client.get_collection(collection).update(ids=[memory_id], metadatas=[{metadata_key("team"): None}])
+    client.close()
+    with _reopen(folder, clock) as mem:
+        assert [r.id for r in mem.list_memories(metadata_filter={"team": "red"})] == [memory_id]
+        assert [h.id for h in mem.remember("quarterly review", metadata_filter={"team": "red"})] == [memory_id]
+        assert mem.get(memory_id).metadata == {"team": "red"}  # type: ignore[union-attr]
+    assert "metadata-keys" in json.loads((folder / "ucma.json").read_text())["features"]

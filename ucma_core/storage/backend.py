@@ -17,6 +17,7 @@ and the graph lacks, and drop nodes that Chroma lacks.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -74,9 +75,33 @@ class Backend:
             snapshot, ops = self._journal.load()
             self.graph = MemoryGraph(self._journal, snapshot_every=config.snapshot_every)
             self.graph.load(snapshot, ops)
+            self._upgrade()
         except BaseException:
             self._release()
             raise
+
+    def _upgrade(self) -> None:
+        """Bring a folder written by an earlier version up to :data:`~ucma_core.storage.manifest.FEATURES`."""
+        if "metadata-keys" not in self.manifest.features:
+            self._promote_metadata()
+            self.manifest = dataclasses.replace(
+                self.manifest, features=(*self.manifest.features, "metadata-keys")
+            )
+            self.manifest.save(self.folder)
+
+    def _promote_metadata(self) -> None:
+        """Store each record's top-level scalar metadata values under filterable keys
+        (Chroma and the keyword index's copy), so ``metadata_filter`` sees old records."""
+        assert self.keywords is not None
+        ids = sorted(self.vectors.all_ids())
+        for start in range(0, len(ids), 500):
+            rows = self.vectors.get(ids[start : start + 500])
+            records = {i: codec.decode(i, doc, meta, None) for i, (doc, meta) in rows.items()}
+            extra = {i: codec.filterable_metadata(r.metadata) for i, r in records.items()}
+            changed = [i for i in records if extra[i]]
+            self.vectors.update_metadata(changed, [extra[i] for i in changed])
+            self.keywords.delete(changed)
+            self.keywords.add(_keyword_row(records[i], {**rows[i][1], **extra[i]}) for i in changed)
 
     @staticmethod
     def recorded_embedder(folder: Path) -> tuple[str, int] | None:

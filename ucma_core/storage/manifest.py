@@ -9,12 +9,15 @@ from pathlib import Path
 from ucma_core.errors import CorruptStoreError, EmbedderMismatchError, SchemaVersionError
 from ucma_core.storage.atomic import read_json, write_json_atomic
 
-__all__ = ["SCHEMA_VERSION", "Manifest"]
+__all__ = ["FEATURES", "SCHEMA_VERSION", "Manifest"]
 
 #: Bumped whenever the on-disk layout changes incompatibly.
 SCHEMA_VERSION = 1
 _FILE = "ucma.json"
 _FORMAT = "ucma-memory-folder"
+#: Additive layout changes a folder has (older folders are upgraded on open, then marked):
+#: ``metadata-keys`` — callers' top-level scalar metadata values are filterable Chroma keys.
+FEATURES = ("metadata-keys",)
 
 
 @dataclass(frozen=True)
@@ -27,6 +30,7 @@ class Manifest:
     dimension: int
     collection: str
     schema_version: int = SCHEMA_VERSION
+    features: tuple[str, ...] = FEATURES
 
     @staticmethod
     def path(folder: Path) -> Path:
@@ -54,6 +58,7 @@ class Manifest:
                 embedder_name=str(data["embedder"]["name"]),
                 dimension=int(data["embedder"]["dimension"]),
                 collection=str(data["collection"]),
+                features=tuple(str(f) for f in data.get("features", ())),
             )
         except (KeyError, TypeError, ValueError) as e:
             raise CorruptStoreError(f"{path} is missing a field: {e}") from e
@@ -70,18 +75,23 @@ class Manifest:
             dimension=dimension,
             collection=collection or f"ucma-{folder_id}",
         )
+        manifest.save(folder)
+        return manifest
+
+    def save(self, folder: Path) -> None:
+        """Write this manifest into ``folder`` (atomically)."""
         write_json_atomic(
-            cls.path(folder),
+            self.path(folder),
             {
                 "format": _FORMAT,
-                "schema_version": SCHEMA_VERSION,
-                "folder_id": manifest.folder_id,
-                "created_at": manifest.created_at,
-                "embedder": {"name": embedder_name, "dimension": dimension},
-                "collection": manifest.collection,
+                "schema_version": self.schema_version,
+                "folder_id": self.folder_id,
+                "created_at": self.created_at,
+                "embedder": {"name": self.embedder_name, "dimension": self.dimension},
+                "collection": self.collection,
+                "features": list(self.features),
             },
         )
-        return manifest
 
     def check_embedder(self, name: str, dimension: int, folder: Path) -> None:
         """Raise :class:`EmbedderMismatchError` unless ``name``/``dimension`` match the folder's."""

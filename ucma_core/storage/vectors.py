@@ -104,6 +104,15 @@ class VectorStore:
         except Exception as e:
             raise StorageError(f"Chroma rejected the write of {len(ids)} record(s): {e}") from e
 
+    def update_metadata(self, ids: Sequence[str], metadatas: Sequence[Metadata]) -> None:
+        """Add or change metadata keys of existing records (other keys stay)."""
+        if not ids:
+            return
+        try:
+            self._col.update(ids=list(ids), metadatas=list(metadatas))
+        except Exception as e:
+            raise StorageError(f"Chroma could not update {len(ids)} record(s): {e}") from e
+
     def ids_where(self, where: Where | None) -> list[str]:
         """Ids of every record matching ``where`` (no text, vectors or metadata read)."""
         try:

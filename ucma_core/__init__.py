@@ -14,7 +14,7 @@ from ucma_core.config import (
     RetentionConfig,
     WorkingMemoryConfig,
 )
-from ucma_core.dynamics.consolidation import ConsolidationReport
+from ucma_core.consolidation import ConsolidationReport
 from ucma_core.dynamics.forgetting import ForgettingReport
 from ucma_core.errors import UCMAError
 from ucma_core.memory import Memory

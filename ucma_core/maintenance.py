@@ -3,7 +3,7 @@
 :class:`Maintenance` is the part of :class:`~ucma_core.Memory` that runs the
 forgetting engine (:mod:`ucma_core.dynamics.forgetting`, through
 :meth:`~ucma_core.stores.folder.FolderStores.forget_faded`) and the sleep cycle
-(:mod:`ucma_core.dynamics.consolidation`), on demand or on a background thread.
+(:mod:`ucma_core.consolidation`), on demand or on a background thread.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import threading
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from ucma_core.dynamics.consolidation import PHASES, ConsolidationReport, SleepCycle
+from ucma_core.consolidation import PHASES, ConsolidationReport, CycleContext, run_cycle
 from ucma_core.dynamics.forgetting import ForgettingReport
 from ucma_core.errors import InvalidInputError
 from ucma_core.memory_base import MemoryBase
@@ -112,8 +112,8 @@ class Maintenance(MemoryBase):
             raise InvalidInputError(f"unknown phase(s) {unknown}; expected some of: {', '.join(PHASES)}")
         self._check_open()
         at = self.now() if now is None else to_epoch(now, "now")
-        cycle = SleepCycle(self._stores, self._provider, self._lock, working=self._working)
-        return cycle.run(now=at, stop=stop, phases=chosen)
+        cycle = CycleContext(self._stores, self._provider, self._lock, working=self._working)
+        return run_cycle(cycle, now=at, stop=stop, phases=chosen)
 
     def start_consolidation(self, interval_seconds: float = 3600.0) -> None:
         """Run :meth:`consolidate` every ``interval_seconds`` on a background thread until

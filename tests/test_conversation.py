@@ -5,9 +5,9 @@ from __future__ import annotations
 import doctest
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
-from conftest import FakeClock
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -346,7 +346,7 @@ def test_observing_again_stores_nothing_new(mem: Memory) -> None:
     assert mem.stats()["memories"] == before + 1
 
 
-def test_dedupe_survives_close_and_reopen(folder: Path, clock: FakeClock) -> None:
+def test_dedupe_survives_close_and_reopen(folder: Path, clock: Any) -> None:
     with Memory(folder, embedder=HashingEmbedder(), clock=clock) as mem:
         first = observe_turns(mem, CONVERSATION, user_id="ana", session_id="s1")
         count = mem.stats()["memories"]
@@ -371,14 +371,14 @@ def test_same_message_id_twice_in_one_batch(mem: Memory) -> None:
     assert mem.stats()["memories"] == 1
 
 
-def test_keep_false_lets_the_threshold_drop_small_talk(folder: Path, clock: FakeClock) -> None:
+def test_keep_false_lets_the_threshold_drop_small_talk(folder: Path, clock: Any) -> None:
     config = MemoryConfig(importance_threshold=0.99)
     with Memory(folder, embedder=HashingEmbedder(), clock=clock, config=config) as mem:
         assert observe_turns(mem, [ChatTurn("user", "ok")], user_id="ana", keep=False) == [None]
         assert observe_turns(mem, [ChatTurn("user", "ok")], user_id="ana")[0] is not None
 
 
-def test_a_refused_turn_stores_nothing(folder: Path, clock: FakeClock) -> None:
+def test_a_refused_turn_stores_nothing(folder: Path, clock: Any) -> None:
     config = MemoryConfig(max_content_chars=50)
     with Memory(folder, embedder=HashingEmbedder(), clock=clock, config=config) as mem:
         turns = [ChatTurn("user", "fine"), ChatTurn("user", "x" * 51), ChatTurn("user", "also fine")]
@@ -387,7 +387,7 @@ def test_a_refused_turn_stores_nothing(folder: Path, clock: FakeClock) -> None:
         assert mem.stats()["memories"] == 0
 
 
-def test_timestamps_and_history_round_trip(mem: Memory, clock: FakeClock) -> None:
+def test_timestamps_and_history_round_trip(mem: Memory, clock: Any) -> None:
     turns = [
         ChatTurn("user", "first", message_id="a", timestamp=clock.now - 60),
         ChatTurn("assistant", "second", message_id="b", name="bot", timestamp=clock.now - 30),
@@ -448,7 +448,7 @@ def test_nothing_to_observe(mem: Memory) -> None:
     assert mem.stats()["memories"] == 0
 
 
-async def test_async_twin_gives_the_same_result(tmp_path: Path, clock: FakeClock) -> None:
+async def test_async_twin_gives_the_same_result(tmp_path: Path, clock: Any) -> None:
     with Memory(tmp_path / "sync", embedder=HashingEmbedder(), clock=clock) as mem:
         sync_ids = observe_turns(mem, CONVERSATION, user_id="ana", session_id="s1")
         sync_records = [mem.get(i) if i else None for i in sync_ids]
@@ -471,7 +471,7 @@ def test_observing_any_mix_twice_is_idempotent(mem: Memory, turns: list[ChatTurn
     assert mem.stats()["memories"] == count
 
 
-def test_render_real_recall(mem: Memory, clock: FakeClock) -> None:
+def test_render_real_recall(mem: Memory, clock: Any) -> None:
     observe_turns(mem, CONVERSATION, user_id="ana")
     clock.advance(days=3)
     hits = mem.remember("where did Ana move?", user_id="ana", k=3)

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FakeClock
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -86,7 +85,7 @@ def test_save_a_fact_and_list_facts(mem: Memory) -> None:
     assert tools["recall_memory"].func(query="Lisbon", memory_types="episodic") == []
 
 
-def test_recall_respects_k_and_time_phrase(mem: Memory, clock: FakeClock) -> None:
+def test_recall_respects_k_and_time_phrase(mem: Memory, clock: Any) -> None:
     observe_turns(mem, [ChatTurn("user", f"I went running on day {n}.") for n in range(8)], user_id="ana")
     clock.advance(days=10)
     observe_turns(mem, [ChatTurn("user", "I went running in the park.")], user_id="ana")

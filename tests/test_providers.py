@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,8 +15,11 @@ from hypothesis import strategies as st
 
 import ucma_core.providers
 from tests.openai_server import CHAT_PATH, ChatAnswer, FakeOpenAIServer, error, malformed, slow
-from ucma_core.dynamics.importance import HeuristicImportance
+from ucma_core import Memory, MemoryConfig
+from ucma_core.embedders import HashingEmbedder
 from ucma_core.errors import DependencyMissingError, InvalidInputError, ProviderError
+from ucma_core.importance import HeuristicImportance
+from ucma_core.outcomes import outcome
 from ucma_core.providers import (
     DistilledLearning,
     ExtractedFact,
@@ -65,9 +69,11 @@ FACT_TABLE = [
         "I'm a nurse at St. Mary's Hospital.",
         {("Ana", "is", "a nurse"), ("Ana", "works at", "St. Mary's Hospital")},
     ),
-    ("My name is Ana.", {("Ana", "is named", "Ana")}),
+    ("My name is Ana.", set()),  # the speaker naming herself says nothing new
+    ("My name is Ana Silva.", {("Ana", "is named", "Ana Silva")}),
     ("Call me Bob, everyone does.", {("Ana", "is named", "Bob")}),
-    ("Hi, I'm Ana!", {("Ana", "is named", "Ana")}),
+    ("Hi, I'm Ana!", set()),
+    ("Hi, I'm Anabel!", {("Ana", "is named", "Anabel")}),
     ("I'm vegetarian.", {("Ana", "is", "vegetarian")}),
     ("I live in Lisbon.", {("Ana", "lives in", "Lisbon")}),
     ("I moved to Berlin last year.", {("Ana", "lives in", "Berlin")}),
@@ -169,6 +175,29 @@ def test_offline_fact_input_is_checked(offline: OfflineProvider) -> None:
     assert offline.extract_facts([], speakers=[]) == []
 
 
+def test_offline_never_names_a_speaker_after_themselves(offline: OfflineProvider) -> None:
+    texts = [
+        "I'm Michael",
+        "My name is Michael.",
+        "Hi, I'm michael!",
+        "Call me Mike",
+        "My brother is Michael.",
+    ]
+    found = offline.extract_facts(texts, speakers=["michael"] * len(texts))
+    assert found == [[], [], [], [ExtractedFact("michael", "is named", "Mike", 0.8)], []]
+    [facts] = offline.extract_facts(["I'm Michael and I live in Oslo."], speakers=["Michael"])
+    assert _triples(facts) == {("Michael", "lives in", "Oslo")}
+
+
+def test_self_naming_gives_no_fact_after_consolidation(tmp_path: Path) -> None:
+    config = MemoryConfig(importance_threshold=0.0)
+    with Memory(tmp_path / "m", embedder=HashingEmbedder(), provider=OfflineProvider(), config=config) as mem:
+        mem.observe("Hi, I'm Michael! I live in Oslo.", user_id="michael")
+        assert mem.consolidate(phases=["extract"]).errors == []
+        facts = mem.facts_about("Michael", user_id="michael")
+        assert [(f.predicate, f.object) for f in facts] == [("lives in", "Oslo")]
+
+
 # -- offline: summaries --------------------------------------------------------------
 
 MEETING = (
@@ -243,6 +272,50 @@ def test_offline_no_procedure_without_success_or_actions(offline: OfflineProvide
     assert offline.extract_procedure([*JWT_STORY[:3], "Still failing after that."]) is None
     assert offline.extract_procedure(["hi there", "how are you?", "great, thanks"]) is None
     assert offline.extract_procedure([]) is None
+
+
+OUTCOMES = [
+    ("Fixed, it works now!", "success"),
+    ("Fixed, works now.", "success"),
+    ("Tests pass now.", "success"),
+    ("CI is green again", "success"),
+    ("It works for me", "success"),
+    ("Everything is back to normal.", "success"),
+    ("I fixed it without restarting anything.", "success"),
+    ("It works now, I don't know why.", "success"),
+    ("Still failing. Cleared the cache and it works now.", "success"),
+    ("Still failing after that.", "failure"),
+    ("It isn't working yet", "failure"),
+    ("That didn't help.", "failure"),
+    ("The tests don't pass", "failure"),
+    ("Nothing worked.", "failure"),
+    ("Failed again.", "failure"),
+    ("No luck, I gave up.", "failure"),
+    ("It stopped working after the upgrade.", "failure"),
+    ("It worked at first, but now it still fails.", "failure"),
+    ("Is it fixed?", None),
+    ("I'm working on it.", None),
+    ("Maria works at Google.", None),
+    ("I like green tea.", None),
+    ("I passed the exam.", None),
+    ("great, thanks", None),
+    ("", None),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), OUTCOMES)
+def test_outcome_detector(text: str, expected: str | None) -> None:
+    assert outcome(text) == expected
+
+
+def test_offline_story_ends_where_the_outcome_detector_says(offline: OfflineProvider) -> None:
+    broke = [*JWT_STORY[:3], "Then it stopped working after the upgrade."]
+    assert offline.extract_procedure(broke) is None
+    busy = [*JWT_STORY[:3], "I'm working on it."]
+    assert offline.extract_procedure(busy) is None
+    recovered = [*JWT_STORY[:3], "Still failing.", "Restarted the API.", "Works for me now."]
+    procedure = offline.extract_procedure(recovered)
+    assert procedure is not None and procedure.steps[-1] == "Restart the API"
 
 
 def test_offline_learning_from_success_and_failure(offline: OfflineProvider) -> None:
@@ -508,7 +581,7 @@ def test_openai_malformed_then_good_answer_succeeds(
     assert sleeps == [0.2]
 
 
-BAD_FACT_ANSWERS = {
+BAD_FACT_ANSWERS: dict[str, Any] = {
     "no items": {"facts": []},
     "items not a list": {"items": {"index": 0}},
     "too few items": {"items": []},

@@ -95,7 +95,7 @@ class ScopedMemory:
         for item in listed:
             if isinstance(item, Mapping):
                 self._bound(dict(item))
-        return self._memory.observe_many(listed, **self._write(defaults))  # type: ignore[arg-type]
+        return self._memory.observe_many(listed, **self._write(defaults))
 
     def upsert(self, key: str, content: str, **kwargs: Any) -> str:
         return self._memory.upsert(key, content, **self._write(kwargs))

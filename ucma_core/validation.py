@@ -7,7 +7,7 @@ import json
 import math
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from ucma_core.errors import InvalidInputError
 
@@ -130,7 +130,7 @@ def check_names(value: object, what: str) -> tuple[Any, ...]:
     if isinstance(value, str):
         return (value,)
     try:
-        items = tuple(value)  # type: ignore[call-overload]
+        items: tuple[Any, ...] = tuple(cast(Iterable[Any], value))
     except TypeError as e:
         raise InvalidInputError(f"{what} must be a list of str, not {type(value).__name__}") from e
     return items

@@ -130,7 +130,7 @@ class WorkingMemory:
 
     def _priority(self, item: WorkingItem, now: float) -> float:
         hours = max(0.0, now - item.last_access) / 3600.0
-        return 0.7 * item.importance + 0.3 * 0.5**hours
+        return float(0.7 * item.importance + 0.3 * 0.5**hours)
 
     def _make_room(self, zone: str, tokens: int, now: float) -> bool:
         budget = self._budgets[zone]

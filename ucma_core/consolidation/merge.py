@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -27,14 +27,7 @@ def run(cx: CycleContext, now: float, report: ConsolidationReport, stop: threadi
     for (user_id, agent_id), new_ids in by_user.items():
         if stopped(stop, report):
             return
-        older = [
-            i
-            for i, a in cx.episodes(
-                lambda a, u=user_id, g=agent_id: (
-                    bool(a.get("dedup_done")) and a.get("user_id") == u and a.get("agent_id") == g
-                )
-            )
-        ][-500:]
+        older = [i for i, _ in cx.episodes(_deduplicated_of(user_id, agent_id))][-500:]
         pool = older + new_ids
         with cx.lock:
             hits = {h.id: h for h in cx.ctx.backend.vectors.lookup(pool, with_vectors=True)}
@@ -75,6 +68,19 @@ def run(cx: CycleContext, now: float, report: ConsolidationReport, stop: threadi
         if doomed:
             with cx.lock:
                 cx.stores.delete(sorted(doomed), scrub=False)
+
+
+def _deduplicated_of(user_id: str | None, agent_id: str | None) -> Callable[[dict[str, Any]], bool]:
+    """Admits episodes of exactly this user and agent that an earlier cycle deduplicated."""
+
+    def admits(attrs: dict[str, Any]) -> bool:
+        return (
+            bool(attrs.get("dedup_done"))
+            and attrs.get("user_id") == user_id
+            and attrs.get("agent_id") == agent_id
+        )
+
+    return admits
 
 
 def _absorb(cx: CycleContext, survivor: str, duplicate: str) -> None:

@@ -3,21 +3,15 @@ before it, yields a procedure (or an outcome for a known one) and a lesson."""
 
 from __future__ import annotations
 
-import re
 import threading
 
 from ucma_core.consolidation.context import CycleContext, stopped
 from ucma_core.consolidation.report import ConsolidationReport
+from ucma_core.outcomes import outcome
 from ucma_core.records import LearningType, ProcedureStatus, Source
 
 __all__ = ["run"]
 
-_SUCCESS = re.compile(
-    r"\b(?:fixed|resolved|works now|working now|solved|succeeded|success(?:ful)?|done)\b", re.I
-)
-_FAILURE = re.compile(
-    r"\b(?:still (?:fails|failing|broken)|didn't work|did not work|gave up|failed again)\b", re.I
-)
 #: How many turns up to the outcome make the story a procedure or lesson is drawn from.
 _WINDOW = 8
 
@@ -32,9 +26,9 @@ def run(cx: CycleContext, now: float, report: ConsolidationReport, stop: threadi
         if stopped(stop, report):
             return
         text = texts.get(memory_id, "")
-        succeeded = bool(_SUCCESS.search(text)) and not _FAILURE.search(text)
-        failed = bool(_FAILURE.search(text))
-        if not (succeeded or failed):
+        reported = outcome(text)
+        succeeded = reported == "success"
+        if reported is None:
             with cx.lock:
                 if cx.ctx.backend.graph.node(memory_id) is not None:
                     cx.ctx.backend.set_state(memory_id, mined=True)

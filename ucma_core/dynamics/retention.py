@@ -40,4 +40,4 @@ def initial_stability(importance: float, config: RetentionConfig) -> float:
 def recency(timestamp: float, now: float, half_life_days: float) -> float:
     """1.0 for a memory from ``now``, halving every ``half_life_days``; future times count as now."""
     age_days = max(0.0, now - timestamp) / DAY
-    return 0.5 ** (age_days / half_life_days)
+    return float(0.5 ** (age_days / half_life_days))

@@ -1,13 +1,19 @@
-"""Model providers: what the memory asks of a model, and two ways to answer it.
+"""Model providers: what the memory asks of a model, and the ways to answer it.
 
 ``OfflineProvider`` answers with deterministic rules (no model, no network);
-``OpenAIProvider`` asks an OpenAI chat model (``ucma[openai]``). Both implement the
-:class:`Provider` protocol. Importing this package imports no optional dependency.
+``LLMProvider`` asks any chat model through a small ``ChatTransport`` (send a system
+and a user message, get text back); ``OpenAIProvider`` is an ``LLMProvider`` that
+talks to an OpenAI chat model (``ucma[openai]``). All implement the :class:`Provider`
+protocol. Importing this package imports no optional dependency.
 """
 
+from ucma_core.providers.answers import UnusableAnswerError
+from ucma_core.providers.llm import LLMProvider
 from ucma_core.providers.offline import OfflineProvider
 from ucma_core.providers.openai import OpenAIProvider
 from ucma_core.providers.protocols import (
+    AsyncChatTransport,
+    ChatTransport,
     ConflictJudge,
     DistilledLearning,
     ExtractedFact,
@@ -20,15 +26,19 @@ from ucma_core.providers.protocols import (
 )
 
 __all__ = [
+    "AsyncChatTransport",
+    "ChatTransport",
     "ConflictJudge",
     "DistilledLearning",
     "ExtractedFact",
     "ExtractedProcedure",
     "FactExtractor",
+    "LLMProvider",
     "LearningDistiller",
     "OfflineProvider",
     "OpenAIProvider",
     "ProcedureExtractor",
     "Provider",
     "Summarizer",
+    "UnusableAnswerError",
 ]

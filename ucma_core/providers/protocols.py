@@ -1,12 +1,15 @@
 """What a model provider does for UCMA: contracts and the plain records they return.
 
 A provider is any object with these methods; :class:`Provider` bundles them. The
-offline heuristics (:mod:`ucma_core.providers.offline`) and the OpenAI provider
-(:mod:`ucma_core.providers.openai`) implement all of them. Methods take batches so
-a remote provider can answer many items in one request. A provider signals a
-failed or unusable answer with :class:`~ucma_core.errors.ProviderError`; the
-consolidation cycle then leaves the episodes unconsolidated and retries them on
-its next run.
+offline heuristics (:mod:`ucma_core.providers.offline`) and the LLM provider
+(:mod:`ucma_core.providers.llm`, which the OpenAI provider builds on) implement all of
+them. Methods take batches so a remote provider can answer many items in one request.
+A provider signals a failed or unusable answer with
+:class:`~ucma_core.errors.ProviderError`; the consolidation cycle then leaves the
+episodes unconsolidated and retries them on its next run.
+
+A :class:`ChatTransport` is the one thing :class:`~ucma_core.providers.LLMProvider`
+needs from a model: send a system and a user message, get the model's text back.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from typing import Protocol, runtime_checkable
 from ucma_core.protocols import ImportanceScorer
 
 __all__ = [
+    "AsyncChatTransport",
+    "ChatTransport",
     "ConflictJudge",
     "DistilledLearning",
     "ExtractedFact",
@@ -107,3 +112,38 @@ class Provider(
     Protocol,
 ):
     """Everything the memory asks of a model, in one object."""
+
+
+@runtime_checkable
+class ChatTransport(Protocol):
+    """Sends one chat request to a model: what :class:`~ucma_core.providers.LLMProvider` needs.
+
+    A LangChain chat model, a LlamaIndex LLM or an HTTP client becomes a transport in a
+    few lines. The transport does no parsing and no retrying of unusable answers: the
+    provider checks every answer and asks again. A ``name`` string attribute, when the
+    transport has one, names the model in the provider's error messages.
+    """
+
+    def complete(self, system: str, user: str) -> str:
+        """Send one system message and one user message; return the model's reply text.
+
+        The provider asks for JSON in ``system`` and sends JSON in ``user``; a transport
+        that can, should request JSON output from the model (a "JSON mode").
+
+        Raises:
+            UnusableAnswerError: An answer arrived but cannot be used (cut off, no message);
+                the provider asks again.
+            Exception: Anything else fails the provider call with a
+                :class:`~ucma_core.errors.ProviderError` chained to it (a
+                :class:`~ucma_core.errors.UCMAError` passes through unchanged).
+        """
+        ...
+
+
+@runtime_checkable
+class AsyncChatTransport(Protocol):
+    """The async twin of :class:`ChatTransport`; the provider's ``a``-methods use it when present."""
+
+    async def acomplete(self, system: str, user: str) -> str:
+        """Like :meth:`ChatTransport.complete`, awaited."""
+        ...

@@ -50,9 +50,8 @@ class Backend:
             raise StorageError(f"cannot create memory folder {folder}: {e}") from e
         self._lock = FolderLock(folder, timeout=config.lock_timeout)
         self._lock.acquire()
-        self._journal: Journal | None = None
-        self.keywords: KeywordIndex | None = None
-        self.vectors: VectorStore | None = None  # type: ignore[assignment]
+        #: what is open, in opening order (closed in reverse by :meth:`_release`)
+        self._opened: list[KeywordIndex | VectorStore | Journal] = []
         try:
             manifest = Manifest.load(folder)
             if manifest is None:
@@ -70,8 +69,11 @@ class Backend:
             self.vectors = VectorStore(
                 open_chroma(config.chroma, folder), manifest.collection, embedded_path=embedded
             )
+            self._opened.append(self.vectors)
             self.keywords = KeywordIndex(folder)
+            self._opened.append(self.keywords)
             self._journal = Journal(folder, fsync=config.fsync)
+            self._opened.append(self._journal)
             snapshot, ops = self._journal.load()
             self.graph = MemoryGraph(self._journal, snapshot_every=config.snapshot_every)
             self.graph.load(snapshot, ops)
@@ -92,7 +94,6 @@ class Backend:
     def _promote_metadata(self) -> None:
         """Store each record's top-level scalar metadata values under filterable keys
         (Chroma and the keyword index's copy), so ``metadata_filter`` sees old records."""
-        assert self.keywords is not None
         ids = sorted(self.vectors.all_ids())
         for start in range(0, len(ids), 500):
             rows = self.vectors.get(ids[start : start + 500])
@@ -133,7 +134,6 @@ class Backend:
         return restored, orphans
 
     def _reconcile_keywords(self, stored: set[str]) -> None:
-        assert self.keywords is not None
         indexed = self.keywords.ids()
         self.keywords.delete(sorted(indexed - stored))
         missing = sorted(stored - indexed)
@@ -145,7 +145,6 @@ class Backend:
 
     def verify(self) -> VerifyReport:
         """Compare Chroma, the graph and the keyword index (reads only)."""
-        assert self.keywords is not None
         stored = self.vectors.all_ids()
         memories: set[str] = set()
         entities = 0
@@ -177,7 +176,6 @@ class Backend:
         when called inside :meth:`MemoryGraph.batch`)."""
         metadatas = [codec.to_metadata(r) for r in records]
         self.vectors.add([r.id for r in records], vectors, [r.content for r in records], metadatas)
-        assert self.keywords is not None
         self.keywords.add(_keyword_row(r, m) for r, m in zip(records, metadatas, strict=True))
         for record in records:
             self.graph.put_node(record.id, codec.node_attrs(record))
@@ -194,7 +192,6 @@ class Backend:
             for i, m in zip(ids, metadatas, strict=True)
         ]
         self.vectors.upsert(ids, vectors, [r.content for r in records], cleared)
-        assert self.keywords is not None
         self.keywords.delete(ids)
         self.keywords.add(_keyword_row(r, m) for r, m in zip(records, metadatas, strict=True))
         for record in records:
@@ -204,7 +201,6 @@ class Backend:
         """Remove memories from Chroma, then from the graph; ``scrub`` also erases their text
         from the embedded Chroma files."""
         self.vectors.delete(ids)
-        assert self.keywords is not None
         self.keywords.delete(ids)
         with self.graph.batch():
             for memory_id in ids:
@@ -221,7 +217,6 @@ class Backend:
     def rows(self, ids: Sequence[str]) -> dict[str, tuple[str, dict[str, Any]]]:
         """``{id: (text, stored fields)}`` for those of ``ids`` that exist: from the keyword
         index's copy of their fields, from Chroma for any row without one."""
-        assert self.keywords is not None
         rows: dict[str, tuple[str, dict[str, Any]]] = dict(self.keywords.rows(ids))
         if len(rows) < len(ids):
             rows.update(self.vectors.get([i for i in ids if i not in rows]))
@@ -236,22 +231,15 @@ class Backend:
     def close(self, *, compact: bool = False) -> None:
         """Release the folder; ``compact`` first folds the journal into a new snapshot."""
         try:
-            if compact and self._journal is not None and self._journal.entries_since_snapshot:
+            if compact and self._opened and self._journal.entries_since_snapshot:
                 self.graph.compact()
         finally:
             self._release()
 
     def _release(self) -> None:
         try:
-            if self.keywords is not None:
-                self.keywords.close()
-                self.keywords = None
-            if self.vectors is not None:
-                self.vectors.close()
-                self.vectors = None  # type: ignore[assignment]
-            if self._journal is not None:
-                self._journal.close()
-                self._journal = None
+            while self._opened:
+                self._opened.pop().close()
         finally:
             self._lock.release()
 

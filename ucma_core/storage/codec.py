@@ -106,9 +106,13 @@ def participant_key(name: str) -> str:
     return _hashed("participant:", name.lower())
 
 
-@cache
+_HINTS: dict[str, dict[str, Any]] = {}
+
+
 def _hints(cls: type[MemoryRecord]) -> dict[str, Any]:
-    return typing.get_type_hints(cls)
+    if cls.__name__ not in _HINTS:
+        _HINTS[cls.__name__] = typing.get_type_hints(cls)
+    return _HINTS[cls.__name__]
 
 
 def _plain(value: Any) -> Any:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import time
 from pathlib import Path
 from typing import IO
@@ -11,7 +12,7 @@ from ucma_core.errors import MemoryLockedError, StorageError
 
 __all__ = ["FolderLock"]
 
-if os.name == "nt":  # pragma: no cover - exercised on Windows only
+if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
     import msvcrt
 
     def _try_lock(handle: IO[bytes]) -> bool:

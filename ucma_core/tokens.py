@@ -1,10 +1,11 @@
 """Counting tokens for working-memory budgets, offline.
 
 :class:`TiktokenCounter` counts with tiktoken. tiktoken downloads its BPE tables on
-first use, which fails offline; so the counter looks for the table where tiktoken
-already has it (``TIKTOKEN_CACHE_DIR`` or its own cache) and otherwise in the copy
-that ``llama-index-core`` ships (installed by ``ucma[local]``), and never goes to
-the network. Any object with ``count(text) -> int`` can replace it.
+first use, which fails offline; so the counter reads the table from a file it finds
+locally — tiktoken's own cache (``TIKTOKEN_CACHE_DIR`` or its default) or the copy
+that ``llama-index-core`` ships (installed by ``ucma[local]``) — checks its SHA-256
+against the published one and never goes to the network or changes the process
+environment. Any object with ``count(text) -> int`` can replace it.
 """
 
 from __future__ import annotations
@@ -22,11 +23,19 @@ from ucma_core.errors import DependencyMissingError
 
 __all__ = ["TiktokenCounter", "TokenCounter"]
 
-_URLS = {
-    "cl100k_base": "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken",
-    "o200k_base": "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken",
+#: name -> (where tiktoken downloads the table from, its published SHA-256); tiktoken's
+#: cache names the local copy after the SHA-1 of that address.
+_TABLES = {
+    "cl100k_base": (
+        "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken",
+        "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+    ),
+    "o200k_base": (
+        "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken",
+        "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+    ),
 }
-_ENV_LOCK = threading.Lock()
+_BUILD_LOCK = threading.Lock()
 
 
 @runtime_checkable
@@ -46,39 +55,45 @@ def _cache_dirs() -> list[Path]:
     return dirs
 
 
+def table_path(name: str) -> Path | None:
+    """The local copy of encoding ``name``'s BPE table, if there is one."""
+    url, _ = _TABLES[name]
+    key = hashlib.sha1(url.encode()).hexdigest()
+    return next((folder / key for folder in _cache_dirs() if (folder / key).is_file()), None)
+
+
 @cache
 def _encoding(name: str) -> Any:
     try:
         import tiktoken
+        import tiktoken_ext.openai_public as public
+        from tiktoken.load import load_tiktoken_bpe
     except ImportError as e:
         raise DependencyMissingError("token counting needs tiktoken: pip install 'ucma[local]'") from e
-    url = _URLS.get(name)
-    if url is None:
+    if name not in _TABLES:
         return tiktoken.get_encoding(name)
-    key = hashlib.sha1(url.encode()).hexdigest()
-    for folder in _cache_dirs():
-        if (folder / key).is_file():
-            with _ENV_LOCK:
-                saved = os.environ.get("TIKTOKEN_CACHE_DIR")
-                os.environ["TIKTOKEN_CACHE_DIR"] = str(folder)
-                try:
-                    return tiktoken.get_encoding(name)
-                finally:
-                    if saved is None:
-                        del os.environ["TIKTOKEN_CACHE_DIR"]
-                    else:
-                        os.environ["TIKTOKEN_CACHE_DIR"] = saved
-    raise DependencyMissingError(
-        f"the {name} token table is not available offline; install 'ucma[local]' (it ships the table "
-        "through llama-index-core) or point TIKTOKEN_CACHE_DIR at a folder holding it"
-    )
-
-
+    path = table_path(name)
+    if path is None:
+        raise DependencyMissingError(
+            f"the {name} token table is not available offline; install 'ucma[local]' (it ships the "
+            "table through llama-index-core) or point TIKTOKEN_CACHE_DIR at a folder holding it"
+        )
+    ranks = load_tiktoken_bpe(str(path), expected_hash=_TABLES[name][1])
+    # tiktoken's constructor for ``name`` knows the split pattern and special tokens; hand it
+    # the ranks read above instead of letting it fetch the table
+    with _BUILD_LOCK:
+        loader = public.load_tiktoken_bpe
+        public.load_tiktoken_bpe = lambda *_args, **_kwargs: ranks
+        try:
+            spec = public.ENCODING_CONSTRUCTORS[name]()
+        finally:
+            public.load_tiktoken_bpe = loader
+    return tiktoken.Encoding(**spec)
 class TiktokenCounter:
     """Exact token counts with a tiktoken encoding (default ``cl100k_base``).
 
     Example:
-        >>> TiktokenCounter().count("hello world")  # doctest: +SKIP
+        >>> TiktokenCounter().count("hello world")
         2
     """
 

@@ -54,8 +54,8 @@ class LocalMiniLMEmbedder:
         InvalidInputError: A numeric argument is out of range.
 
     Example:
-        >>> embedder = LocalMiniLMEmbedder()  # doctest: +SKIP
-        >>> len(embedder.embed(["hello world"])[0])  # doctest: +SKIP
+        >>> embedder = LocalMiniLMEmbedder()
+        >>> len(embedder.embed(["hello world"])[0])
         384
     """
 

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from ucma_core import Memory, MemoryConfig
 from ucma_core.config import WorkingMemoryConfig
 from ucma_core.embedders import HashingEmbedder
 from ucma_core.errors import InvalidInputError
-from ucma_core.tokens import TiktokenCounter
+from ucma_core.tokens import TiktokenCounter, table_path
 from ucma_core.working_memory import WorkingMemory
 
 tiktoken = pytest.importorskip("tiktoken")
@@ -26,10 +28,14 @@ def _wm(clock, **budgets: int) -> WorkingMemory:
     return WorkingMemory(cfg, WordCounter(), clock)
 
 
-def test_tiktoken_counts_offline_and_exactly() -> None:
+def test_tiktoken_counts_offline_and_exactly(monkeypatch: pytest.MonkeyPatch) -> None:
     counter = TiktokenCounter()
     assert counter.count("hello world") == 2
     assert counter.count("") == 0
+    assert "TIKTOKEN_CACHE_DIR" not in os.environ  # the counter leaves the environment alone
+    table = table_path("cl100k_base")
+    assert table is not None
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(table.parent))  # tiktoken's own reading of the same file
     assert counter.count("The JWT expiry is 30 minutes.") == len(
         tiktoken.get_encoding("cl100k_base").encode("The JWT expiry is 30 minutes.")
     )

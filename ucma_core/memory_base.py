@@ -116,12 +116,16 @@ class MemoryBase:
         first use; it lives in this process only."""
         with self._lock:
             if self._working is None:
-                self._working = WorkingMemory(
-                    self.config.working,
-                    self._token_counter or TiktokenCounter(self.config.working.encoding),
-                    self._clock,
-                )
+                self._working = WorkingMemory(self.config.working, self.token_counter, self._clock)
             return self._working
+
+    @property
+    def token_counter(self) -> TokenCounter:
+        """What this memory counts tokens with (the one given, else tiktoken with
+        ``config.working.encoding``); adapters render recalled memories with it."""
+        if self._token_counter is None:
+            self._token_counter = TiktokenCounter(self.config.working.encoding)
+        return self._token_counter
 
     def now(self) -> float:
         """The memory's clock."""

@@ -4,8 +4,9 @@
 first use, which fails offline; so the counter reads the table from a file it finds
 locally — tiktoken's own cache (``TIKTOKEN_CACHE_DIR`` or its default) or the copy
 that ``llama-index-core`` ships (installed by ``ucma[local]``) — checks its SHA-256
-against the published one and never goes to the network or changes the process
-environment. Any object with ``count(text) -> int`` can replace it.
+against the published one and does not change the process environment. Only when no
+local copy exists does tiktoken fetch the table itself. Any object with
+``count(text) -> int`` can replace it.
 """
 
 from __future__ import annotations
@@ -73,11 +74,15 @@ def _encoding(name: str) -> Any:
     if name not in _TABLES:
         return tiktoken.get_encoding(name)
     path = table_path(name)
-    if path is None:
-        raise DependencyMissingError(
-            f"the {name} token table is not available offline; install 'ucma[local]' (it ships the "
-            "table through llama-index-core) or point TIKTOKEN_CACHE_DIR at a folder holding it"
-        )
+    if path is None:  # no local copy: tiktoken fetches it (and fails clearly when offline)
+        try:
+            return tiktoken.get_encoding(name)
+        except Exception as e:  # tiktoken raises requests' and its own errors here
+            raise DependencyMissingError(
+                f"the {name} token table is not available offline and could not be fetched ({e}); "
+                "install 'ucma[local]' (it ships the table) or point TIKTOKEN_CACHE_DIR at a folder "
+                "holding it"
+            ) from e
     ranks = load_tiktoken_bpe(str(path), expected_hash=_TABLES[name][1])
     # tiktoken's constructor for ``name`` knows the split pattern and special tokens; hand it
     # the ranks read above instead of letting it fetch the table

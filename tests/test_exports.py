@@ -54,7 +54,30 @@ def test_providers_public_names() -> None:
     import ucma_core.providers
 
     assert sorted(ucma_core.providers.__all__) == ucma_core.providers.__all__
-    assert {"OfflineProvider", "OpenAIProvider", "Provider"} <= set(ucma_core.providers.__all__)
+    assert {
+        "AsyncChatTransport",
+        "ChatTransport",
+        "LLMProvider",
+        "OfflineProvider",
+        "OpenAIProvider",
+        "Provider",
+    } <= set(ucma_core.providers.__all__)
+
+
+def test_conversation_public_names() -> None:
+    import ucma_core.conversation
+
+    assert ucma_core.conversation.__all__ == [
+        "ChatTurn",
+        "Target",
+        "ToolSpec",
+        "aobserve_turns",
+        "bind",
+        "memory_tools",
+        "observe_turns",
+        "render_memories",
+        "turn_items",
+    ]
 
 
 def test_embedders_and_errors_public_names() -> None:

@@ -367,6 +367,7 @@ class Memory(Reads, Knowledge, Maintenance):
         route: RouteKind | str | None = None,
         stage: bool = False,
         include_generated: bool = True,
+        diversify: bool = True,
     ) -> list[RetrievalResult]:
         """The ``k`` memories most worth recalling for ``query``, best first.
 
@@ -395,7 +396,13 @@ class Memory(Reads, Knowledge, Maintenance):
         (equality) or operator dicts ``{"turn": {"$gte": 3}}`` with ``$eq``,
         ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte``, ``$in``, ``$nin``; several
         keys must all hold.
+
+        ``diversify=False`` returns the ``k`` best in rank order without dropping
+        near-duplicates (MMR is skipped): for callers, like a key-value store's
+        search, that must see every matching item.
         """
+        if not isinstance(diversify, bool):
+            raise InvalidInputError(f"diversify must be a bool, not {type(diversify).__name__}")
         text = check_content(query, max_chars=self.config.max_content_chars, what="query")
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 1000:
             raise InvalidInputError(f"k must be an int in 1..1000, got {k!r}")
@@ -415,7 +422,9 @@ class Memory(Reads, Knowledge, Maintenance):
         with self._lock:
             self._check_open()
             at = self.now() if now is None else to_epoch(now, "now")
-            results = self._retriever.search(text, k=k, filters=filters, now=at, kind=kind)
+            results = self._retriever.search(
+                text, k=k, filters=filters, now=at, kind=kind, diversify=diversify
+            )
         if stage:
             self.working.stage(results)
         return results

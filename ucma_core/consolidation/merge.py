@@ -20,7 +20,8 @@ __all__ = ["run"]
 
 def run(cx: CycleContext, now: float, report: ConsolidationReport, stop: threading.Event | None) -> None:
     cfg = cx.config.consolidation
-    fresh = cx.episodes(lambda a: not a.get("dedup_done"))
+    # keyed episodes (a chat message id, a Store key) are the caller's own items: never merged away
+    fresh = cx.episodes(lambda a: not a.get("dedup_done") and a.get("key") is None)
     by_user: dict[Any, list[str]] = defaultdict(list)
     for memory_id, attrs in fresh:
         by_user[(attrs.get("user_id"), attrs.get("agent_id"))].append(memory_id)

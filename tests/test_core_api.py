@@ -181,11 +181,15 @@ def test_a_folder_from_before_filterable_metadata_is_upgraded_on_open(folder: Pa
     manifest = json.loads((folder / "ucma.json").read_text())
     del manifest["features"]
     (folder / "ucma.json").write_text(json.dumps(manifest))
-    client = chromadb.PersistentClient(path=str(folder / "chroma"), settings=Settings(anonymized_telemetry=False))
+    client = chromadb.PersistentClient(
+        path=str(folder / "chroma"), settings=Settings(anonymized_telemetry=False)
+    )
     client.get_collection(collection).update(ids=[memory_id], metadatas=[{metadata_key("team"): None}])
     client.close()
     with _reopen(folder, clock) as mem:
         assert [r.id for r in mem.list_memories(metadata_filter={"team": "red"})] == [memory_id]
-        assert [h.id for h in mem.remember("quarterly review", metadata_filter={"team": "red"})] == [memory_id]
+        assert [h.id for h in mem.remember("quarterly review", metadata_filter={"team": "red"})] == [
+            memory_id
+        ]
         assert mem.get(memory_id).metadata == {"team": "red"}  # type: ignore[union-attr]
     assert "metadata-keys" in json.loads((folder / "ucma.json").read_text())["features"]

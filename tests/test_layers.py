@@ -14,7 +14,17 @@ CORE = Path(__file__).parents[1] / "ucma_core"
 #: Lowest first. A name is a top-level module or package of ucma_core.
 LAYERS: list[set[str]] = [
     {"errors", "protocols", "timezones"},
-    {"config", "validation", "records", "scope", "tokens", "outcomes", "importance", "openai_client", "progress"},
+    {
+        "config",
+        "validation",
+        "records",
+        "scope",
+        "tokens",
+        "outcomes",
+        "importance",
+        "openai_client",
+        "progress",
+    },
     {"embedders", "storage", "dynamics"},
     {"stores", "providers", "working_memory"},
     {"retrieval", "consolidation"},

@@ -94,6 +94,8 @@ def _encoding(name: str) -> Any:
         finally:
             public.load_tiktoken_bpe = loader
     return tiktoken.Encoding(**spec)
+
+
 class TiktokenCounter:
     """Exact token counts with a tiktoken encoding (default ``cl100k_base``).
 

@@ -2,23 +2,18 @@
 
 Sources of candidates (all within the caller's scope and filters):
 
-* dense — Chroma nearest neighbours of the query vector (the query without its time words);
-* keyword — BM25 over the FTS5 keyword index (the query with its time words: memories say
-  "last summer" too);
-* time — when the router read a time (or anchored one on an event the query names), dense
-  and keyword search again inside its span, widened by its graded edges;
+* dense — Chroma nearest neighbours of the query vector;
+* keyword — BM25 over the FTS5 keyword index;
+* time — when the router resolved a time range (or anchored one on an event the
+  query names), dense and keyword search again inside that range;
 * speaker — "what did Caroline say …": dense search among episodes Caroline took part in;
 * entity — facts whose subject or object is named in the query, and the episodes they came from;
 * kind — procedures for "how do I …" questions;
-* hop — memories naming the people and places the best matches name (a second hop);
-* context — the session turns next to the best matches (a reply carries what it answers);
 * graph — bounded spreading activation from the best candidates.
 
-:func:`~ucma_core.retrieval.fusion.fuse` turns the signals into a relevance, the time the
-question names lifts the memories that fit it (:mod:`~ucma_core.retrieval.timefit`: evidence,
-not a filter), the multi-factor rank weighs relevance with importance, recency and retention,
-MMR removes near-duplicates, and every memory returned is reinforced. Each result carries the
-router's decision, with the reasons of its time signal, and its neighbouring turns.
+:func:`~ucma_core.retrieval.fusion.fuse` turns the signals into a relevance, the
+multi-factor rank weighs it with importance, recency and retention, MMR removes
+near-duplicates, and every memory returned is reinforced.
 """
 
 from __future__ import annotations
@@ -26,25 +21,20 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 import numpy as np
 
 from ucma_core.records import MemoryRecord, MemoryType, RetrievalResult, RouteDecision
-from ucma_core.retrieval.context import context_evidence, names, session_window
 from ucma_core.retrieval.diversify import mmr
 from ucma_core.retrieval.filters import Filters
 from ucma_core.retrieval.fusion import fuse
 from ucma_core.retrieval.ranking import Factors, factors, is_current
 from ucma_core.retrieval.router import Route, RouteKind, route
-from ucma_core.retrieval.timefit import TimeAsk, fit, modulate, recency_fit
-from ucma_core.retrieval.timesignal import DAY, Span
 from ucma_core.storage import codec
 from ucma_core.stores.folder import FolderStores
-from ucma_core.timezones import zone
 
 __all__ = ["Retriever", "first_person"]
 

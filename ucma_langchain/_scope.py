@@ -18,13 +18,7 @@ def view_of(
     agent_id: str | None = None,
     session_id: str | None = None,
 ) -> ScopedMemory:
-    """``target`` bound to one scope (:func:`ucma_core.conversation.bind`).
-
-    A ``session_id`` given with an already bound view picks the session its writes
-    and history use (the view's user and agent stay as they are: a session only
-    narrows).
-    """
-    if isinstance(target, ScopedMemory) and session_id is not None:
-        view = bind(target, user_id=user_id, agent_id=agent_id)
-        return view.memory.scope(user_id=view.user_id, agent_id=view.agent_id, session_id=session_id)
+    """``target`` bound to one scope (:func:`ucma_core.conversation.bind`): a
+    ``session_id`` given with an already bound view picks the session its writes and
+    history use; the view's user and agent stay as they are."""
     return bind(target, user_id=user_id, agent_id=agent_id, session_id=session_id)

@@ -1,0 +1,280 @@
+"""Cost of the LangGraph adapters next to LangGraph's own savers and store.
+
+Run::
+
+    python -m benchmarks.adapters_langgraph [--turns 200] [--rounds 5] [--items 1000]
+                                            [--queries 100] [--out FILE.md]
+
+**Checkpointer.** One conversation thread per round grows by a user and an
+assistant message per turn; each turn stores a checkpoint whose ``messages``
+channel holds the whole conversation (as LangGraph's loop does), one pending write,
+and reads the latest checkpoint back. The same checkpoints go to LangGraph's
+``SqliteSaver`` (a file in a temp folder, its default connection) and to
+``UCMACheckpointer`` (which delegates to ``SqliteSaver`` in the memory folder and
+hands the new messages to its mirror):
+
+* **put** / **get_tuple** / **put_writes**: per-operation time, UCMA with the mirror
+  in the background (the default): its worker observes while both sides are
+  timed; what is left for it at the end of a round (``flush``) is reported;
+* **put, mirror inline**: ``background=False`` (put waits for the observation: an
+  embedding and a Chroma write per turn), for reference;
+* **aput** / **aget_tuple**: the async methods against LangGraph's ``AsyncSqliteSaver``.
+
+Sides alternate within each round (which one goes first flips every round); the
+report gives the median over rounds of the mean time per operation, and the
+ratio UCMA / LangGraph (target for put and get_tuple: at most 1.3).
+
+**Store.** ``--items`` items (short statements of the throughput corpus) in 10
+namespaces ``("memories", user)``, written to ``InMemoryStore`` (with an index on
+the same ``HashingEmbedder``) and to ``UCMAStore``; then ``get``, a filtered
+listing, and ``--queries`` query searches (limit 10) on each. UCMA's query search
+runs its hybrid retrieval (dense, keyword, entity and graph signals, ranking), so
+it does more work than the reference's cosine scan; the ratio shows what it costs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sqlite3
+import statistics
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import BaseCheckpointSaver, Checkpoint, CheckpointMetadata, empty_checkpoint
+from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+from langgraph.store.memory import InMemoryStore
+
+from benchmarks.chat_corpus import make_items, make_queries
+from ucma_core import Memory
+from ucma_core.embedders import HashingEmbedder
+from ucma_langchain.langgraph import UCMACheckpointer, UCMAStore
+
+Row = tuple[str, float, float]
+
+
+# --------------------------------------------------------------------------- checkpoints
+def _conversation(turns: int) -> list[list[BaseMessage]]:
+    """The message list after each turn (fresh ids, as add_messages gives them)."""
+    run = uuid.uuid4().hex[:8]
+    messages: list[BaseMessage] = []
+    out = []
+    for n in range(turns):
+        messages = [
+            *messages,
+            HumanMessage(f"turn {n}: I was thinking about the garden and the roses again", id=f"{run}-h{n}"),
+            AIMessage(f"turn {n}: the roses need water every other day in summer", id=f"{run}-a{n}"),
+        ]
+        out.append(messages)
+    return out
+
+
+def _checkpoint(messages: list[BaseMessage], step: int) -> Checkpoint:
+    cp = empty_checkpoint()
+    cp["channel_values"] = {"messages": messages, "step": step}
+    cp["channel_versions"] = {"messages": step + 1, "step": step + 1}
+    return cp
+
+
+def _thread() -> RunnableConfig:
+    return {"configurable": {"thread_id": uuid.uuid4().hex, "checkpoint_ns": ""}}
+
+
+def _lockstep(savers: dict[str, BaseCheckpointSaver[Any]], turns: int) -> dict[str, dict[str, float]]:
+    """One conversation per saver, the same operation on each side in turn (which side goes
+    first flips every step, so a slow moment of the disk hits both); median seconds per op."""
+    history = {name: _conversation(turns) for name in savers}
+    configs = {name: _thread() for name in savers}
+    spent: dict[str, dict[str, list[float]]] = {
+        name: {"put": [], "put_writes": [], "get_tuple": []} for name in savers
+    }
+    names = list(savers)
+    for step in range(turns):
+        order = names if step % 2 == 0 else names[::-1]
+        for op in ("put", "put_writes", "get_tuple"):
+            for name in order:
+                saver, config = savers[name], configs[name]
+                messages = history[name][step]
+                t0 = time.perf_counter()
+                if op == "put":
+                    metadata: CheckpointMetadata = {"source": "loop", "step": step}
+                    configs[name] = saver.put(
+                        config, _checkpoint(messages, step), metadata, {"messages": step + 1}
+                    )
+                elif op == "put_writes":
+                    saver.put_writes(config, [("messages", messages[-1:])], f"task-{step}")
+                else:
+                    assert saver.get_tuple(
+                        {"configurable": {"thread_id": config["configurable"]["thread_id"]}}
+                    )
+                spent[name][op].append(time.perf_counter() - t0)
+    return {name: {op: statistics.median(v) for op, v in ops.items()} for name, ops in spent.items()}
+
+
+async def _alockstep(savers: dict[str, BaseCheckpointSaver[Any]], turns: int) -> dict[str, dict[str, float]]:
+    history = {name: _conversation(turns) for name in savers}
+    configs = {name: _thread() for name in savers}
+    spent: dict[str, dict[str, list[float]]] = {name: {"aput": [], "aget_tuple": []} for name in savers}
+    names = list(savers)
+    for step in range(turns):
+        order = names if step % 2 == 0 else names[::-1]
+        for op in ("aput", "aget_tuple"):
+            for name in order:
+                saver, config = savers[name], configs[name]
+                t0 = time.perf_counter()
+                if op == "aput":
+                    metadata: CheckpointMetadata = {"source": "loop", "step": step}
+                    checkpoint = _checkpoint(history[name][step], step)
+                    configs[name] = await saver.aput(config, checkpoint, metadata, {"messages": step + 1})
+                else:
+                    latest: RunnableConfig = {
+                        "configurable": {"thread_id": config["configurable"]["thread_id"]}
+                    }
+                    assert await saver.aget_tuple(latest)
+                spent[name][op].append(time.perf_counter() - t0)
+    return {name: {op: statistics.median(v) for op, v in ops.items()} for name, ops in spent.items()}
+
+
+def bench_checkpoints(turns: int, rounds: int) -> tuple[list[Row], float]:
+    samples: dict[str, list[tuple[float, float]]] = {}
+    drains: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        conn = sqlite3.connect(root / "langgraph.sqlite3", check_same_thread=False)
+        reference = SqliteSaver(conn)
+        mem = Memory(root / "memory", embedder=HashingEmbedder())
+        ucma = UCMACheckpointer(mem)
+        inline = UCMACheckpointer(mem, path=root / "inline.sqlite3", background=False)
+        _lockstep({"ref": reference, "ucma": ucma, "inline": inline}, 5)  # warm-up
+        ucma.flush()
+        for _ in range(rounds):
+            got = _lockstep({"ref": reference, "ucma": ucma}, turns)
+            t0 = time.perf_counter()
+            ucma.flush()
+            drains.append((time.perf_counter() - t0) / turns)
+            for op in ("put", "put_writes", "get_tuple"):
+                samples.setdefault(op, []).append((got["ref"][op], got["ucma"][op]))
+            got = _lockstep({"ref": reference, "inline": inline}, turns)
+            samples.setdefault("put, mirror inline", []).append((got["ref"]["put"], got["inline"]["put"]))
+
+        async def run_async() -> None:
+            async with aiosqlite.connect(root / "langgraph-async.sqlite3") as aconn:
+                areference = AsyncSqliteSaver(aconn)
+                await _alockstep({"ref": areference, "ucma": ucma}, 5)
+                await ucma.aflush()
+                for _ in range(rounds):
+                    got = await _alockstep({"ref": areference, "ucma": ucma}, turns)
+                    await ucma.aflush()
+                    for op in ("aput", "aget_tuple"):
+                        samples.setdefault(op, []).append((got["ref"][op], got["ucma"][op]))
+
+        asyncio.run(run_async())
+        ucma.close()
+        inline.close()
+        conn.close()
+        mem.close()
+    rows = [
+        (op, statistics.median(r for r, _ in pairs), statistics.median(u for _, u in pairs))
+        for op, pairs in samples.items()
+    ]
+    return rows, statistics.median(drains)
+
+
+# --------------------------------------------------------------------------- store
+def _per_op(fn: Callable[[], Any], n: int) -> float:
+    t0 = time.perf_counter()
+    for _ in range(n):
+        fn()
+    return (time.perf_counter() - t0) / n
+
+
+def bench_store(n_items: int, n_queries: int) -> list[Row]:
+    items = make_items(n_items)
+    queries = [q for q, _, _ in make_queries(items, n_queries)]
+    users = [f"user{n}" for n in range(10)]
+    embedder = HashingEmbedder()
+    with tempfile.TemporaryDirectory() as tmp:
+        mem = Memory(Path(tmp) / "memory", embedder=HashingEmbedder())
+        stores: dict[str, Any] = {
+            "ref": InMemoryStore(
+                index={"dims": embedder.dimension, "embed": embedder.embed, "fields": ["text"]}
+            ),
+            "ucma": UCMAStore(mem, index={"fields": ["text"]}),
+        }
+        times: dict[str, dict[str, float]] = {}
+        for name, store in stores.items():
+            t0 = time.perf_counter()
+            for n, item in enumerate(items):
+                store.put(("memories", users[n % 10]), f"k{n}", {"text": item.text, "n": n})
+            put = (time.perf_counter() - t0) / len(items)
+            for q in queries[:5]:
+                store.search(("memories",), query=q, limit=10)
+            times[name] = {
+                "store put": put,
+                "store get": _per_op(lambda s=store: s.get(("memories", "user3"), "k3"), 200),
+                "store search, filter": _per_op(
+                    lambda s=store: s.search(("memories", "user1"), filter={"n": {"$lt": 50}}, limit=10), 50
+                ),
+                "store search, query": statistics.mean(
+                    _per_op(lambda s=store, q=q: s.search(("memories",), query=q, limit=10), 1)
+                    for q in queries
+                ),
+                "store search, query in a namespace": statistics.mean(
+                    _per_op(lambda s=store, q=q: s.search(("memories", "user2"), query=q, limit=10), 1)
+                    for q in queries
+                ),
+            }
+        mem.close()
+    return [(op, times["ref"][op], times["ucma"][op]) for op in times["ref"]]
+
+
+# --------------------------------------------------------------------------- report
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.3f}"
+
+
+def table(rows: Sequence[Row], checkpoint_flush: float, args: argparse.Namespace) -> str:
+    lines = [
+        f"Checkpoints: {args.turns} turns per round, {args.rounds} rounds (median); "
+        f"store: {args.items} items, {args.queries} queries; embedder: hashing.",
+        "",
+        "| operation | LangGraph (ms) | UCMA (ms) | ratio |",
+        "|---|---:|---:|---:|",
+    ]
+    for op, ref, ucma in rows:
+        reference = "SqliteSaver" if not op.startswith(("a", "store")) else ""
+        label = f"{op} (vs {reference or ('AsyncSqliteSaver' if op.startswith('a') else 'InMemoryStore')})"
+        lines.append(f"| {label} | {_ms(ref)} | {_ms(ucma)} | {ucma / ref:.2f}x |")
+    lines += [
+        "",
+        f"Mirror: left to observe at the end of a round (`flush`), per turn: {_ms(checkpoint_flush)} ms "
+        "(2 messages a turn: one embedding batch and one Chroma write, off the checkpoint path).",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--turns", type=int, default=200)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--items", type=int, default=1000)
+    parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args(argv)
+    checkpoint_rows, flush = bench_checkpoints(args.turns, args.rounds)
+    report = table([*checkpoint_rows, *bench_store(args.items, args.queries)], flush, args)
+    print(report)
+    if args.out:
+        args.out.write_text(report + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

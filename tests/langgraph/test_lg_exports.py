@@ -1,0 +1,27 @@
+"""Freeze the public names of ucma_langchain.langgraph."""
+
+from __future__ import annotations
+
+import ucma_langchain.langgraph
+
+
+def test_langgraph_public_names() -> None:
+    assert ucma_langchain.langgraph.__all__ == [
+        "ConsolidationNode",
+        "InvalidNamespaceError",
+        "NamespaceRule",
+        "NamespaceScope",
+        "RecallNode",
+        "RunScope",
+        "ScopeKeys",
+        "ScriptedChatModel",
+        "UCMACheckpointer",
+        "UCMAStore",
+        "consolidation_node",
+        "create_memory_agent",
+        "find_memory",
+        "recall_node",
+    ]
+    assert sorted(ucma_langchain.langgraph.__all__) == ucma_langchain.langgraph.__all__
+    for name in ucma_langchain.langgraph.__all__:
+        assert getattr(ucma_langchain.langgraph, name) is not None

@@ -1,0 +1,313 @@
+"""Store contract: the same operations on LangGraph's InMemoryStore (the reference) and on
+UCMAStore give the same results.
+
+Exact for get / put / delete / filters / list_namespaces / pagination; for query search
+the same items are found (order may differ: UCMA ranks with its own signals). The
+reference gets an index config with the same deterministic embedder UCMA uses, so
+its query search is comparable.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langgraph.store.base import BaseStore, GetOp, Item, ListNamespacesOp, MatchCondition, PutOp, SearchOp
+from langgraph.store.memory import InMemoryStore
+
+from ucma_core import Memory
+from ucma_core.embedders import HashingEmbedder
+from ucma_langchain.langgraph import UCMAStore
+
+FIELDS = ["text", "tags[*]"]
+
+VALUES: list[dict[str, Any]] = [
+    {"text": "Ana drinks green tea every morning", "score": 3, "kind": "habit", "tags": ["tea", "morning"]},
+    {"text": "Bo plays the trumpet in a jazz band", "score": 7.5, "kind": "hobby", "tags": ["music"]},
+    {"text": "The office moves to Lisbon in May", "score": 5, "kind": "event", "meta": {"city": "Lisbon"}},
+    {"text": "Carla is allergic to peanuts", "score": 9, "kind": "health", "flags": [True, False, None]},
+    {"text": "Dan prefers short answers", "score": 1, "kind": "habit", "nested": {"a": {"b": [1, 2]}}},
+    {"text": "Unicode: café, naïve, 東京, emoji 🎉", "score": 4, "kind": "misc", "empty": {}},
+]
+
+
+def _embed(texts: list[str]) -> list[list[float]]:
+    return HashingEmbedder().embed(texts)
+
+
+@pytest.fixture
+def stores(tmp_path: Path) -> Iterator[tuple[BaseStore, UCMAStore]]:
+    reference = InMemoryStore(index={"dims": HashingEmbedder().dimension, "embed": _embed, "fields": FIELDS})
+    with Memory(tmp_path / "memory", embedder=HashingEmbedder()) as mem:
+        yield reference, UCMAStore(mem, index={"fields": FIELDS})
+
+
+def _item(item: Item | None) -> tuple[Any, ...] | None:
+    if item is None:
+        return None
+    return (item.namespace, item.key, json.dumps(item.value))
+
+
+def _items(items: list[Any]) -> list[tuple[Any, ...] | None]:
+    return [_item(i) for i in items]
+
+
+def same(
+    stores: tuple[BaseStore, UCMAStore], run: Callable[[BaseStore], Any], norm: Callable[[Any], Any]
+) -> Any:
+    """Run ``run`` on both stores and assert the normalised results are equal."""
+    reference, ucma = stores
+    expected, got = norm(run(reference)), norm(run(ucma))
+    assert got == expected
+    return got
+
+
+def fill(store: BaseStore, namespaces: list[tuple[str, ...]], per: int = 3) -> None:
+    """Namespace by namespace (so insertion order is also the reference's namespace order)."""
+    n = 0
+    for ns in namespaces:
+        for i in range(per):
+            value = dict(VALUES[n % len(VALUES)])
+            value["n"] = n
+            store.put(ns, f"k{i}", value)
+            n += 1
+
+
+def both(stores: tuple[BaseStore, UCMAStore], action: Callable[[BaseStore], Any]) -> None:
+    for store in stores:
+        action(store)
+
+
+# ---------------------------------------------------------------------- get / put / delete
+def test_values_come_back_exactly(stores: tuple[BaseStore, UCMAStore]) -> None:
+    def run(store: BaseStore) -> list[Any]:
+        for n, value in enumerate(VALUES):
+            store.put(("docs", "v"), f"key-{n}", value)
+        return [store.get(("docs", "v"), f"key-{n}") for n in range(len(VALUES))]
+
+    got = same(stores, run, _items)
+    assert [json.loads(i[2]) for i in got] == VALUES  # type: ignore[index]
+
+
+def test_update_replaces_value_and_delete_removes(stores: tuple[BaseStore, UCMAStore]) -> None:
+    def run(store: BaseStore) -> list[Any]:
+        store.put(("a",), "x", {"v": 1})
+        store.put(("a",), "x", {"v": 2, "w": [1]})
+        first = store.get(("a",), "x")
+        store.delete(("a",), "x")
+        store.delete(("a",), "missing")
+        return [first, store.get(("a",), "x"), store.get(("b",), "x")]
+
+    same(stores, run, _items)
+
+
+def test_get_missing_and_same_key_in_other_namespace(stores: tuple[BaseStore, UCMAStore]) -> None:
+    def run(store: BaseStore) -> list[Any]:
+        store.put(("users", "ana"), "prefs", {"theme": "dark"})
+        store.put(("users", "bo"), "prefs", {"theme": "light"})
+        return [
+            store.get(("users", "ana"), "prefs"),
+            store.get(("users", "bo"), "prefs"),
+            store.get(("users",), "prefs"),
+            store.get(("users", "ana"), "other"),
+        ]
+
+    same(stores, run, _items)
+
+
+def test_timestamps_are_aware_datetimes(stores: tuple[BaseStore, UCMAStore]) -> None:
+    for store in stores:
+        store.put(("t",), "k", {"a": 1})
+        item = store.get(("t",), "k")
+        assert item is not None
+        assert item.created_at.tzinfo is not None and item.updated_at >= item.created_at
+
+
+# ---------------------------------------------------------------------- search without a query
+NAMESPACES = [("docs", "a"), ("docs", "b"), ("docs", "a", "deep"), ("notes",), ("users", "ana", "prefs")]
+
+
+@pytest.mark.parametrize(
+    "prefix",
+    [(), ("docs",), ("docs", "a"), ("docs", "a", "deep"), ("notes",), ("users",), ("nothing",)],
+)
+def test_prefix_search_lists_in_the_same_order(
+    stores: tuple[BaseStore, UCMAStore], prefix: tuple[str, ...]
+) -> None:
+    both(stores, lambda s: fill(s, NAMESPACES))
+    same(stores, lambda s: s.search(prefix, limit=100), _items)
+
+
+@pytest.mark.parametrize(
+    "flt",
+    [
+        {"kind": "habit"},
+        {"kind": {"$eq": "habit"}},
+        {"kind": {"$ne": "habit"}},
+        {"score": {"$gt": 4}},
+        {"score": {"$gte": 5}},
+        {"score": {"$lt": 5}},
+        {"score": {"$lte": 3}},
+        {"score": {"$gt": 2, "$lt": 8}},
+        {"score": 7.5},
+        {"score": 5.0},
+        {"kind": "habit", "score": {"$lt": 2}},
+        {"meta": {"city": "Lisbon"}},
+        {"tags": ["tea", "morning"]},
+        {"tags": ["morning", "tea"]},
+        {"nested": {"a": {"b": [1, 2]}}},
+        {"flags": [True, False, None]},
+        {"kind": "nothing"},
+        {"n": {"$gte": 10}},
+    ],
+)
+def test_filters_match_the_same_items(stores: tuple[BaseStore, UCMAStore], flt: dict[str, Any]) -> None:
+    both(stores, lambda s: fill(s, NAMESPACES))
+    same(stores, lambda s: s.search(("docs",), filter=flt, limit=100), _items)
+    same(stores, lambda s: s.search((), filter=flt, limit=100), _items)
+
+
+@pytest.mark.parametrize(
+    ("limit", "offset"), [(1, 0), (4, 0), (4, 4), (4, 12), (5, 13), (100, 0), (3, 100), (0, 0)]
+)
+def test_pagination_is_exact(stores: tuple[BaseStore, UCMAStore], limit: int, offset: int) -> None:
+    both(stores, lambda s: fill(s, NAMESPACES))
+    same(stores, lambda s: s.search((), limit=limit, offset=offset), _items)
+    same(
+        stores,
+        lambda s: s.search(("docs",), filter={"kind": {"$ne": "x"}}, limit=limit, offset=offset),
+        _items,
+    )
+
+
+def test_pages_cover_everything_once(stores: tuple[BaseStore, UCMAStore]) -> None:
+    both(stores, lambda s: fill(s, NAMESPACES, per=5))
+
+    def pages(store: BaseStore) -> list[Any]:
+        out: list[Any] = []
+        for offset in range(0, 40, 7):
+            out.extend(store.search((), limit=7, offset=offset))
+        return out
+
+    got = same(stores, pages, _items)
+    assert len(got) == len(set(got)) == 25
+
+
+def test_interleaved_namespaces_find_the_same_items(stores: tuple[BaseStore, UCMAStore]) -> None:
+    """Interleaved writes: InMemoryStore groups results by namespace, UCMA lists them by
+    creation time; the items are the same."""
+
+    def run(store: BaseStore) -> list[Any]:
+        for n in range(6):
+            store.put(("mix", "even" if n % 2 == 0 else "odd"), f"k{n}", {"n": n})
+        return store.search(("mix",), limit=100)
+
+    same(stores, run, lambda items: sorted(_items(items)))
+
+
+# ---------------------------------------------------------------------- list_namespaces
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"prefix": ("docs",)},
+        {"prefix": ("docs", "a")},
+        {"suffix": ("prefs",)},
+        {"prefix": ("docs", "*")},
+        {"suffix": ("*", "prefs")},
+        {"prefix": ("*", "a")},
+        {"prefix": ("docs",), "suffix": ("deep",)},
+        {"max_depth": 1},
+        {"max_depth": 2},
+        {"prefix": ("docs",), "max_depth": 2},
+        {"limit": 2},
+        {"limit": 2, "offset": 2},
+        {"offset": 10},
+        {"prefix": ("nothing",)},
+    ],
+)
+def test_list_namespaces_is_exact(stores: tuple[BaseStore, UCMAStore], kwargs: dict[str, Any]) -> None:
+    both(stores, lambda s: fill(s, NAMESPACES, per=1))
+    same(stores, lambda s: s.list_namespaces(**kwargs), list)
+
+
+# ---------------------------------------------------------------------- query search
+def _keys(items: list[Any]) -> list[tuple[Any, ...]]:
+    return sorted((i.namespace, i.key, i.score is None) for i in items)
+
+
+@pytest.mark.parametrize(
+    "query", ["green tea", "jazz trumpet", "Lisbon office move", "peanut allergy", "café"]
+)
+def test_query_search_finds_the_same_items(stores: tuple[BaseStore, UCMAStore], query: str) -> None:
+    both(stores, lambda s: fill(s, NAMESPACES, per=2))
+    same(stores, lambda s: s.search(("docs",), query=query, limit=100), _keys)
+    same(stores, lambda s: s.search((), query=query, filter={"kind": "habit"}, limit=100), _keys)
+
+
+@pytest.mark.parametrize("n", range(len(VALUES)))
+def test_query_equal_to_an_item_ranks_it_first(stores: tuple[BaseStore, UCMAStore], n: int) -> None:
+    both(stores, lambda s: fill(s, [("docs",)], per=len(VALUES)))
+    same(stores, lambda s: s.search(("docs",), query=VALUES[n]["text"], limit=1)[0].key, str)
+
+
+def test_identical_texts_are_all_found(stores: tuple[BaseStore, UCMAStore]) -> None:
+    def run(store: BaseStore) -> list[Any]:
+        for n in range(3):
+            store.put(("dup",), f"k{n}", {"text": "the same words in every item"})
+        return store.search(("dup",), query="same words", limit=10)
+
+    same(stores, run, _keys)
+
+
+def test_unindexed_items_are_never_scored(stores: tuple[BaseStore, UCMAStore]) -> None:
+    def run(store: BaseStore) -> list[Any]:
+        store.put(("idx",), "on", {"text": "a red bicycle"})
+        store.put(("idx",), "off", {"text": "a red bicycle too"}, index=False)
+        store.put(("idx",), "other-field", {"text": "ignored", "title": "red bicycle"}, index=["title"])
+        store.put(("idx",), "no-text", {"title": "no indexed field here"})
+        return store.search(("idx",), query="red bicycle", limit=10)
+
+    got = same(stores, run, _keys)
+    assert [k for _, k, unscored in got if unscored] == ["no-text", "off"]
+
+
+def test_batch_reads_see_the_state_before_its_writes(stores: tuple[BaseStore, UCMAStore]) -> None:
+    def run(store: BaseStore) -> list[Any]:
+        store.put(("b",), "x", {"v": 0})
+        ops = [
+            PutOp(("b",), "x", {"v": 1}),
+            GetOp(("b",), "x"),
+            PutOp(("b",), "y", {"v": 2}),
+            SearchOp(("b",), limit=10),
+            PutOp(("b",), "x", {"v": 3}),
+            ListNamespacesOp(match_conditions=(MatchCondition("prefix", ("b",)),)),
+        ]
+        return [*store.batch(ops), store.get(("b",), "x"), store.get(("b",), "y")]
+
+    def norm(results: list[Any]) -> list[Any]:
+        return [_items(r) if isinstance(r, list) and r and isinstance(r[0], Item) else r for r in results]
+
+    same(stores, run, lambda r: [_item(x) if isinstance(x, Item) else x for x in norm(r)])
+
+
+async def test_async_api_gives_the_same_results(stores: tuple[BaseStore, UCMAStore]) -> None:
+    reference, ucma = stores
+    results = []
+    for store in (reference, ucma):
+        await store.aput(("as", "ana"), "k", {"text": "async tea", "n": 1})
+        await store.aput(("as", "bo"), "k", {"text": "async coffee", "n": 2})
+        results.append(
+            (
+                _item(await store.aget(("as", "ana"), "k")),
+                _items(await store.asearch(("as",), filter={"n": {"$gt": 1}})),
+                await store.alist_namespaces(prefix=("as",)),
+                _keys(await store.asearch(("as",), query="tea", limit=10)),
+            )
+        )
+        await store.adelete(("as", "ana"), "k")
+        results.append(_item(await store.aget(("as", "ana"), "k")))
+    assert results[:2] == results[2:]

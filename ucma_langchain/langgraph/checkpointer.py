@@ -1,0 +1,411 @@
+"""A LangGraph checkpointer that keeps threads in the memory folder and feeds UCMA.
+
+Checkpoints, pending writes and channel values are stored by LangGraph's own
+``SqliteSaver`` (``langgraph-checkpoint-sqlite``) in ``<memory folder>/checkpoints.sqlite3``:
+the format, the queries and their fixes stay LangGraph's. This class adds three
+things on top:
+
+* the messages that reach the checkpointed state are observed into UCMA once
+  each (see :class:`~ucma_langchain.langgraph.mirror.MessageMirror`), scoped by
+  the run's ``configurable`` (``thread_id`` → session, ``user_id``, ``agent_id``);
+* the extended capabilities ``SqliteSaver`` lacks (``delete_for_runs``,
+  ``copy_thread``, ``prune``), as SQL on the saver's tables;
+* clear UCMA errors for bad input (a thread id that is not a str, a value the
+  serializer refuses), raised before anything is written.
+
+The async methods run the same sync code in a worker thread (as
+:class:`~ucma_core.Memory` does), so both paths share one connection, one lock
+and one behaviour.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+import sqlite3
+import threading
+from collections.abc import AsyncIterator, Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import (
+    BaseCheckpointSaver,
+    ChannelVersions,
+    Checkpoint,
+    CheckpointMetadata,
+    CheckpointTuple,
+    DeltaChannelHistory,
+)
+from langgraph.checkpoint.serde.base import SerializerProtocol
+from langgraph.checkpoint.sqlite import SqliteSaver
+
+from ucma_core import Memory
+from ucma_core.errors import ClosedMemoryError, InvalidInputError, StorageError
+from ucma_langchain.langgraph import checkpoint_sql
+from ucma_langchain.langgraph.mirror import MessageMirror
+from ucma_langchain.langgraph.scope import RunScope, ScopeKeys, check_thread_id, scope_from_config
+
+__all__ = ["CHECKPOINT_FILE", "UCMACheckpointer"]
+
+#: The checkpoint database's file name inside the memory folder.
+CHECKPOINT_FILE = "checkpoints.sqlite3"
+
+T = TypeVar("T")
+
+
+def _configurable(config: RunnableConfig | None, *, what: str = "config") -> Mapping[str, Any]:
+    if not isinstance(config, Mapping):
+        raise InvalidInputError(
+            f"{what} must be a dict with a 'configurable' dict, not {type(config).__name__}"
+        )
+    configurable = config.get("configurable")
+    if not isinstance(configurable, Mapping):
+        raise InvalidInputError(f'{what} needs {{"configurable": {{"thread_id": ...}}}}')
+    ns = configurable.get("checkpoint_ns", "")
+    if not isinstance(ns, str):
+        raise InvalidInputError(f"checkpoint_ns must be a str, not {type(ns).__name__}")
+    return configurable
+
+
+def _thread(config: RunnableConfig | None, *, what: str = "config") -> str:
+    configurable = _configurable(config, what=what)
+    if "thread_id" not in configurable:
+        raise InvalidInputError(f'{what} has no thread_id: pass {{"configurable": {{"thread_id": "..."}}}}')
+    return check_thread_id(configurable["thread_id"])
+
+
+class UCMACheckpointer(BaseCheckpointSaver[str]):
+    """Durable LangGraph threads in the memory folder, whose messages become memories.
+
+    Args:
+        memory: the UCMA memory; its folder holds the checkpoint database.
+        path: the SQLite file (default: ``<memory folder>/checkpoints.sqlite3``).
+        messages_key: the state channel whose messages are observed into UCMA
+            (default ``"messages"``); ``None`` stores checkpoints only.
+        scope_keys: which ``configurable`` / context keys name the UCMA user, agent
+            and session (default: ``user_id``, ``agent_id``, ``thread_id``).
+        roles: which message roles are observed (default user and assistant).
+        background: observe in a worker thread (default) so a checkpoint write never
+            waits for embeddings; :meth:`flush` waits. ``False`` observes inside ``put``.
+        linger: seconds the worker waits to gather more messages into one memory
+            write (default 0.1).
+        serde: the serializer (default: LangGraph's ``JsonPlusSerializer``; pickle
+            is never used).
+
+    Example:
+        >>> import tempfile
+        >>> from ucma_core import Memory
+        >>> from ucma_core.embedders import HashingEmbedder
+        >>> from ucma_langchain.langgraph import UCMACheckpointer
+        >>> mem = Memory(tempfile.mkdtemp(), embedder=HashingEmbedder())
+        >>> with UCMACheckpointer(mem) as saver:
+        ...     saver.get_tuple({"configurable": {"thread_id": "t1"}}) is None
+        True
+        >>> mem.close()
+    """
+
+    def __init__(
+        self,
+        memory: Memory,
+        *,
+        path: str | Path | None = None,
+        messages_key: str | None = "messages",
+        scope_keys: ScopeKeys | None = None,
+        roles: Iterable[str] = ("user", "assistant"),
+        background: bool = True,
+        linger: float = 0.1,
+        serde: SerializerProtocol | None = None,
+    ) -> None:
+        super().__init__(serde=serde)
+        if not isinstance(memory, Memory):
+            raise InvalidInputError(f"memory must be a ucma_core.Memory, not {type(memory).__name__}")
+        if messages_key is not None and (not isinstance(messages_key, str) or not messages_key):
+            raise InvalidInputError(f"messages_key must be a non-empty str or None, got {messages_key!r}")
+        self.memory = memory
+        self.messages_key = messages_key
+        self.scope_keys = scope_keys or ScopeKeys()
+        self.path = Path(path) if path is not None else memory.path / CHECKPOINT_FILE
+        try:
+            conn = sqlite3.connect(self.path, check_same_thread=False)
+        except sqlite3.Error as e:
+            raise StorageError(f"cannot open the checkpoint database {self.path}: {e}") from e
+        self._saver = SqliteSaver(conn, serde=self.serde)
+        self._mirror = MessageMirror(memory, roles=roles, background=background, linger=linger)
+        self._closed = threading.Event()  # shared with the clones with_allowlist makes
+
+    # ------------------------------------------------------------------ lifecycle
+    def with_allowlist(self, extra_allowlist: Collection[tuple[str, ...]]) -> UCMACheckpointer:
+        """A shallow clone with LangGraph's msgpack allowlist (called by ``compile``); it shares
+        this checkpointer's connection, lock and mirror."""
+        clone = super().with_allowlist(extra_allowlist)
+        if clone is self:
+            return self
+        saver = copy.copy(self._saver)
+        saver.serde = clone.serde
+        clone._saver = saver  # type: ignore[attr-defined]
+        return clone  # type: ignore[return-value]
+
+    def flush(self, timeout: float | None = None) -> bool:
+        """Wait until every message of the checkpoints written so far is observed.
+
+        Returns ``False`` if ``timeout`` (seconds) passed first. Raises the error the
+        background observer met, if any.
+        """
+        return self._mirror.flush(timeout)
+
+    async def aflush(self, timeout: float | None = None) -> bool:
+        """Async :meth:`flush`."""
+        return await asyncio.to_thread(self._mirror.flush, timeout)
+
+    def close(self) -> None:
+        """Observe what is queued, then close the checkpoint database. The memory stays
+        open (it is the caller's). Idempotent."""
+        if self._closed.is_set():
+            return
+        self._closed.set()
+        try:
+            self._mirror.close()
+        finally:
+            with self._saver.lock:
+                self._saver.conn.close()
+
+    async def aclose(self) -> None:
+        """Async :meth:`close`."""
+        await asyncio.to_thread(self.close)
+
+    def __enter__(self) -> UCMACheckpointer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    async def __aenter__(self) -> UCMACheckpointer:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    def _check_open(self) -> None:
+        if self._closed.is_set():
+            raise ClosedMemoryError(f"the checkpointer on {self.path} is closed")
+
+    def scope(self, config: RunnableConfig) -> RunScope:
+        """The UCMA scope a run with this config writes its messages to."""
+        return scope_from_config(config, self.scope_keys)
+
+    # ------------------------------------------------------------------ reads
+    def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        """The checkpoint named by ``config`` (the thread's latest without ``checkpoint_id``)."""
+        _thread(config)
+        self._check_open()
+        return self._saver.get_tuple(config)
+
+    def list(
+        self,
+        config: RunnableConfig | None,
+        *,
+        filter: dict[str, Any] | None = None,
+        before: RunnableConfig | None = None,
+        limit: int | None = None,
+    ) -> Iterator[CheckpointTuple]:
+        """Matching checkpoints, newest first (read in full before the first is yielded,
+        so the caller may use the checkpointer while iterating)."""
+        if config is not None:
+            _thread(config)
+        if before is not None:
+            _configurable(before, what="before")
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
+            raise InvalidInputError(f"limit must be a non-negative int or None, got {limit!r}")
+        self._check_open()
+        yield from list(self._saver.list(config, filter=filter, before=before, limit=limit))
+
+    def get_delta_channel_history(
+        self, *, config: RunnableConfig, channels: Sequence[str]
+    ) -> Mapping[str, DeltaChannelHistory]:
+        """LangGraph's SQLite fast path for ``DeltaChannel`` reconstruction (beta)."""
+        _thread(config)
+        self._check_open()
+        return self._saver.get_delta_channel_history(config=config, channels=channels)
+
+    # ------------------------------------------------------------------ writes
+    def put(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        """Store a checkpoint, then hand its new messages to the UCMA mirror.
+
+        Raises:
+            InvalidInputError: a thread id that is not a str, or a channel value the
+                serializer cannot encode (nothing is written then).
+        """
+        thread_id = _thread(config)
+        scope = self.scope(config) if self.messages_key is not None else None
+        self._check_open()
+        try:
+            stored = self._saver.put(config, checkpoint, metadata, new_versions)
+        except TypeError as e:
+            raise InvalidInputError(
+                f"checkpoint {checkpoint.get('id')!r} of thread {thread_id!r} cannot be serialised: {e}; "
+                "keep state values to JSON-like data, LangChain messages, dataclasses or pydantic models"
+            ) from e
+        if scope is not None and self.messages_key in new_versions:
+            self._mirror.offer(scope, checkpoint["channel_values"].get(self.messages_key))
+        return stored
+
+    def put_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        """Store a task's pending writes for the checkpoint named by ``config``."""
+        thread_id = _thread(config)
+        self._check_open()
+        try:
+            self._saver.put_writes(config, writes, task_id, task_path)
+        except TypeError as e:
+            raise InvalidInputError(
+                f"a pending write of task {task_id!r} in thread {thread_id!r} cannot be serialised: {e}"
+            ) from e
+
+    def delete_thread(self, thread_id: str, *, forget_memories: bool = False) -> None:
+        """Delete the thread's checkpoints and writes (every namespace).
+
+        Args:
+            thread_id: the thread.
+            forget_memories: also delete the memories observed from the thread (its
+                UCMA session in the scopes the thread ran in). Default ``False``: what
+                the thread taught the memory stays.
+        """
+        thread_id = check_thread_id(thread_id)
+        self._check_open()
+        scopes = self._thread_scopes(thread_id) if forget_memories else []
+        self._saver.delete_thread(thread_id)
+        if forget_memories:
+            self._mirror.flush()
+            for scope in scopes:
+                self._mirror.forget(scope)
+                if scope.session_id is not None:
+                    self.memory.forget_session(
+                        scope.session_id, user_id=scope.user_id, agent_id=scope.agent_id
+                    )
+
+    def _thread_scopes(self, thread_id: str) -> Sequence[RunScope]:
+        """The scopes a thread ran in, read from its checkpoints' metadata (LangGraph copies
+        the run's string ``configurable`` values there)."""
+        with self._saver.cursor(transaction=False) as cur:
+            blobs = checkpoint_sql.thread_metadata(cur, thread_id)
+        scopes: set[RunScope] = set()
+        for blob in blobs:
+            try:
+                meta = json.loads(blob)
+            except ValueError:
+                continue
+            if isinstance(meta, dict):
+                scopes.add(
+                    scope_from_config({"configurable": {**meta, "thread_id": thread_id}}, self.scope_keys)
+                )
+        if not scopes and self.scope_keys.session_id == "thread_id":
+            scopes.add(RunScope(None, None, thread_id))
+        return sorted(scopes, key=lambda s: tuple(v or "" for v in s))
+
+    def delete_for_runs(self, run_ids: Sequence[str]) -> None:
+        """Delete the checkpoints (and their writes) created by these runs."""
+        self._check_open()
+        with self._saver.cursor() as cur:
+            checkpoint_sql.delete_for_runs(cur, list(run_ids))
+
+    def copy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
+        """Copy every checkpoint and write of one thread to another. The copied messages
+        keep their ids, so UCMA keeps one memory per message (in the source's session)."""
+        source, target = check_thread_id(source_thread_id), check_thread_id(target_thread_id)
+        self._check_open()
+        with self._saver.cursor() as cur:
+            checkpoint_sql.copy_thread(cur, source, target)
+
+    def prune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        """``"keep_latest"``: keep each namespace's newest checkpoint; ``"delete"``: delete
+        the threads. Threads whose graph uses the beta ``DeltaChannel`` should not be
+        pruned with ``keep_latest`` (see LangGraph's ``BaseCheckpointSaver.prune``)."""
+        ids = [check_thread_id(t) for t in thread_ids]
+        if strategy not in ("keep_latest", "delete"):
+            raise InvalidInputError(f"unknown prune strategy {strategy!r}; use 'keep_latest' or 'delete'")
+        self._check_open()
+        if strategy == "delete":
+            for thread_id in ids:
+                self._saver.delete_thread(thread_id)
+            return
+        with self._saver.cursor() as cur:
+            checkpoint_sql.prune_keep_latest(cur, ids)
+
+    def get_next_version(self, current: str | None, channel: None) -> str:
+        return self._saver.get_next_version(current, channel)
+
+    # ------------------------------------------------------------------ async partners
+    async def _run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        return await asyncio.to_thread(fn, *args, **kwargs)
+
+    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        """Async :meth:`get_tuple`."""
+        return await self._run(self.get_tuple, config)
+
+    async def alist(
+        self,
+        config: RunnableConfig | None,
+        *,
+        filter: dict[str, Any] | None = None,
+        before: RunnableConfig | None = None,
+        limit: int | None = None,
+    ) -> AsyncIterator[CheckpointTuple]:
+        """Async :meth:`list`."""
+        found = await self._run(lambda: list(self.list(config, filter=filter, before=before, limit=limit)))
+        for item in found:
+            yield item
+
+    async def aget_delta_channel_history(
+        self, *, config: RunnableConfig, channels: Sequence[str]
+    ) -> Mapping[str, DeltaChannelHistory]:
+        """Async :meth:`get_delta_channel_history`."""
+        return await self._run(lambda: self.get_delta_channel_history(config=config, channels=channels))
+
+    async def aput(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        """Async :meth:`put`."""
+        return await self._run(self.put, config, checkpoint, metadata, new_versions)
+
+    async def aput_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        """Async :meth:`put_writes`."""
+        await self._run(self.put_writes, config, writes, task_id, task_path)
+
+    async def adelete_thread(self, thread_id: str, *, forget_memories: bool = False) -> None:
+        """Async :meth:`delete_thread`."""
+        await self._run(self.delete_thread, thread_id, forget_memories=forget_memories)
+
+    async def adelete_for_runs(self, run_ids: Sequence[str]) -> None:
+        """Async :meth:`delete_for_runs`."""
+        await self._run(self.delete_for_runs, run_ids)
+
+    async def acopy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
+        """Async :meth:`copy_thread`."""
+        await self._run(self.copy_thread, source_thread_id, target_thread_id)
+
+    async def aprune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        """Async :meth:`prune`."""
+        await self._run(self.prune, thread_ids, strategy=strategy)

@@ -17,7 +17,7 @@ field          a str                          ``None``             :data:`ANY`
 ``user_id`` is a hard boundary (a read never crosses users unless it says
 :data:`ANY`); ``agent_id`` and ``session_id`` only narrow a read when given.
 
-Example:
+Examples:
     >>> s = Scope.of(user_id="ana")
     >>> s.admits({"user_id": "ana", "agent_id": "bot", "session_id": "s1"})
     True

@@ -11,7 +11,7 @@ def zone(name: str | None) -> tzinfo:
     """The time zone called ``name`` (an IANA name such as ``"Europe/Lisbon"``); ``None``
     or ``"UTC"`` is UTC. Raises ``KeyError`` / ``ValueError`` for an unknown name.
 
-    Example:
+    Examples:
         >>> zone(None)
         datetime.timezone.utc
     """

@@ -99,7 +99,7 @@ def _encoding(name: str) -> Any:
 class TiktokenCounter:
     """Exact token counts with a tiktoken encoding (default ``cl100k_base``).
 
-    Example:
+    Examples:
         >>> TiktokenCounter().count("hello world")
         2
     """

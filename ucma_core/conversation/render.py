@@ -76,7 +76,7 @@ def render_memories(
         InvalidInputError: a result that is not a ``RetrievalResult``, a budget that
             is not a positive int, a bad ``now`` or an unknown time zone.
 
-    Example:
+    Examples:
         >>> import tempfile
         >>> from ucma_core import Memory
         >>> from ucma_core.embedders import HashingEmbedder

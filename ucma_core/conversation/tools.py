@@ -243,7 +243,7 @@ def memory_tools(
     Returns:
         ``[recall_memory, save_memory, forget_memory, facts_about]`` as :class:`ToolSpec`.
 
-    Example:
+    Examples:
         >>> import tempfile
         >>> from ucma_core import Memory
         >>> from ucma_core.embedders import HashingEmbedder

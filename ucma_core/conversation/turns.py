@@ -84,7 +84,7 @@ class ChatTurn:
         InvalidInputError: a role we do not know, text that is not a str, or a field
             of the wrong type.
 
-    Example:
+    Examples:
         >>> ChatTurn("human", "I moved to Lisbon.", message_id="m1").role
         'user'
         >>> ChatTurn("robot", "beep")
@@ -189,7 +189,7 @@ def turn_items(
     the participant of user turns that have no name. Scope arguments are not in
     the items: the bound view sets them.
 
-    Example:
+    Examples:
         >>> items, positions = turn_items(
         ...     [ChatTurn("user", "Hi, I'm Ana", message_id="m1"), ChatTurn("assistant", " ")],
         ...     user_id="ana",
@@ -264,8 +264,9 @@ def observe_turns(
             turns go) or a bound ``Memory.scope(...)`` view (then they must be
             omitted or equal to the view's).
         turns: the turns, oldest first.
-        user_id / agent_id / session_id: the scope of the turns (``session_id=None``:
-            the memory's current session).
+        user_id: the user the turns belong to.
+        agent_id: the agent the turns belong to.
+        session_id: the conversation (``None``: the memory's current session).
         keep: store every turn whatever its importance (default); ``False`` lets the
             importance threshold drop unimportant turns (their position gets ``None``).
 

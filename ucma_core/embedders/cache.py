@@ -34,7 +34,7 @@ def check_texts(texts: object) -> list[str]:
         InvalidInputError: ``texts`` is a single string (a common slip that would
             embed every character) or not a sequence of strings.
 
-    Example:
+    Examples:
         >>> check_texts(("a", "b"))
         ['a', 'b']
     """
@@ -65,7 +65,7 @@ def check_vectors(vectors: object, *, count: int, dimension: int, source: str) -
         ProviderError: Wrong number of vectors, wrong length, non-numeric or
             non-finite values.
 
-    Example:
+    Examples:
         >>> check_vectors([[1, 0.5]], count=1, dimension=2, source="demo")
         [[1.0, 0.5]]
     """
@@ -137,7 +137,7 @@ def as_embedder(obj: object) -> Embedder:
         InvalidInputError: ``obj`` lacks a string ``name``, a positive integer
             ``dimension`` or a callable ``embed``.
 
-    Example:
+    Examples:
         >>> from ucma_core.embedders.hashing import HashingEmbedder
         >>> as_embedder(HashingEmbedder(8)).name
         'hashing-8'
@@ -177,7 +177,7 @@ class CachedEmbedder:
     Raises:
         InvalidInputError: ``inner`` is not an embedder or ``max_size`` is negative.
 
-    Example:
+    Examples:
         >>> from ucma_core.embedders.hashing import HashingEmbedder
         >>> cached = CachedEmbedder(HashingEmbedder(16), max_size=2)
         >>> _ = cached.embed(["a", "b", "a"])

@@ -43,7 +43,7 @@ class HashingEmbedder:
     Raises:
         InvalidInputError: ``dimension`` is not a positive int or ``name`` is empty.
 
-    Example:
+    Examples:
         >>> embedder = HashingEmbedder(64)
         >>> cat, kitten, tax = embedder.embed(["the cat sat", "a cat sat down", "tax forms due"])
         >>> dot = lambda a, b: sum(x * y for x, y in zip(a, b))

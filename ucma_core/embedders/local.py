@@ -53,7 +53,7 @@ class LocalMiniLMEmbedder:
     Raises:
         InvalidInputError: A numeric argument is out of range.
 
-    Example:
+    Examples:
         >>> embedder = LocalMiniLMEmbedder()
         >>> len(embedder.embed(["hello world"])[0])
         384

@@ -52,7 +52,7 @@ class OpenAIEmbedder(OpenAIClientOwner):
             model cannot produce, or ``client`` together with ``api_key``/``base_url``.
         InvalidInputError: A numeric argument is out of range.
 
-    Example:
+    Examples:
         >>> embedder = OpenAIEmbedder("text-embedding-3-small", dimension=256)
         >>> embedder.name
         'openai:text-embedding-3-small:256'

@@ -136,7 +136,10 @@ def create_memory_tools(
         memory: a :class:`~ucma_core.Memory`, or a view bound with ``Memory.scope(...)``.
         user_id: the user whose memories the tools read and write (``None``: memories
             stored without a user).
-        agent_id / session_id: narrow reads to this agent / session and tag writes with it.
+        agent_id: the agent whose memories the tools read and write (``None``: any agent's
+            are read).
+        session_id: the session saved memories go to (default: the memory's current
+            session); recall covers every session of the user.
         k: how many memories ``recall_memory`` returns at most.
 
     Example:

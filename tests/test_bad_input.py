@@ -169,3 +169,141 @@ def test_provider_without_score_importance_is_rejected(folder) -> None:
         Memory(folder, embedder=HashingEmbedder(), provider=object())  # type: ignore[arg-type]
     with pytest.raises(InvalidInputError):
         Memory(folder, embedder=object())  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------------------------------
+# Limits and hostile values (see LimitsConfig)
+# ---------------------------------------------------------------------------------------------
+
+
+def _deep(depth: int) -> dict:
+    value: dict = {}
+    for _ in range(depth):
+        value = {"x": value}
+    return value
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"metadata": _deep(100_000)}, "nested more than 32"),
+        ({"metadata": {"blob": "a" * 1_100_000}}, "max_metadata_bytes"),
+        ({"metadata": {f"k{i}": i for i in range(300)}}, "max_metadata_keys"),
+        ({"metadata": {"k": "\ud800"}}, "not valid Unicode"),
+        ({"tags": [f"t{i}" for i in range(65)]}, "more than 64"),
+        ({"participants": [f"p{i}" for i in range(65)]}, "more than 64"),
+        ({"tags": ["\udfff"]}, "not valid Unicode"),
+        ({"participants": ["a\ud800"]}, "not valid Unicode"),
+        ({"tags": ["a\x00b"]}, "NUL"),
+        ({"user_id": "a\x00b"}, "NUL"),
+        ({"session_id": "\ud800"}, "not valid Unicode"),
+        ({"timestamp": 1_750_000_000_000}, "milliseconds"),
+        ({"timestamp": 10**400}, "out of range"),
+        ({"timestamp": -1e15}, "before the year 1"),
+        ({"importance": 10**400}, "finite"),
+    ],
+)
+def test_limits_and_hostile_values_are_clear_errors(
+    stored: tuple[Memory, str], kwargs: dict, message: str
+) -> None:
+    mem, memory_id = stored
+    with pytest.raises(InvalidInputError, match=message):
+        mem.observe("A perfectly fine sentence about Ana", **{"user_id": "ana", **kwargs})
+    _intact(mem, memory_id)
+
+
+def test_limits_can_be_raised(folder, clock) -> None:
+    from ucma_core import MemoryConfig
+    from ucma_core.config import LimitsConfig
+    from ucma_core.embedders import HashingEmbedder
+
+    config = MemoryConfig(limits=LimitsConfig(max_tags=200, max_metadata_depth=100))
+    with Memory(folder, embedder=HashingEmbedder(), clock=clock, config=config) as mem:
+        memory_id = mem.observe(
+            "many tags", tags=[f"t{i}" for i in range(150)], metadata=_deep(90), keep=True
+        )
+        assert len(mem.get(memory_id).tags) == 150  # type: ignore[union-attr]
+    with pytest.raises(ConfigurationError):
+        LimitsConfig(max_tags=0)
+
+
+def test_hostile_values_in_facts_intentions_and_reads(stored: tuple[Memory, str]) -> None:
+    mem, memory_id = stored
+    with pytest.raises(InvalidInputError, match="Unicode"):
+        mem.assert_fact("Ana\ud800", "likes", "tea", user_id="ana")
+    with pytest.raises(InvalidInputError, match="more than 32"):
+        mem.intend("call mum", [f"phrase {i}" for i in range(10_000)])
+    with pytest.raises(InvalidInputError, match="year 5138"):
+        mem.remember("bike", user_id="ana", now=1e300)
+    with pytest.raises(InvalidInputError, match="milliseconds"):
+        mem.remember("bike", user_id="ana", time_range=(0, 1_750_000_000_000))
+    with pytest.raises(InvalidInputError):
+        mem.remember("bike", user_id="ana", memory_types=b"episodic")  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError, match="list"):
+        mem.observe_many("hello")  # type: ignore[arg-type]
+    assert mem.get("abc\x00") is None
+    assert mem.remember("bike", user_id="ana", memory_types="episodic")[0].id == memory_id
+    _intact(mem, memory_id)
+
+
+def test_observe_many_batches_past_chromas_batch_limit(folder, clock) -> None:
+    from ucma_core.embedders import HashingEmbedder
+
+    with Memory(folder, embedder=HashingEmbedder(), clock=clock) as mem:
+        mem._stores.backend.vectors.max_batch = 7  # Chroma's own limit is ~5,000; same code path
+        ids = mem.observe_many([f"bulk item {i}" for i in range(40)], keep=True)
+        assert len(set(ids)) == 40 and mem.verify().ok and mem.verify().chroma_records == 40
+        assert mem.forget_session(mem.session_id) == 40
+        assert mem.verify().chroma_records == 0
+
+
+def test_empty_path_and_folder_of_other_files_are_refused(tmp_path) -> None:
+    from ucma_core.embedders import HashingEmbedder
+
+    with pytest.raises(InvalidInputError, match="empty"):
+        Memory("", embedder=HashingEmbedder())
+    with pytest.raises(InvalidInputError):
+        Memory(None, embedder=HashingEmbedder())  # type: ignore[arg-type]
+    (tmp_path / "report.pdf").write_bytes(b"%PDF")
+    with pytest.raises(ConfigurationError, match="not a UCMA memory folder"):
+        Memory(tmp_path, embedder=HashingEmbedder())
+    assert [p.name for p in tmp_path.iterdir()] == ["report.pdf"]
+
+
+def test_a_custom_embedder_left_out_is_an_embedder_mismatch(folder) -> None:
+    from ucma_core.errors import EmbedderMismatchError
+
+    class Custom:
+        name = "my-embedder"
+        dimension = 4
+
+        def embed(self, texts: list[str]) -> list[list[float]]:
+            return [[1.0, 0.0, 0.0, float(len(t))] for t in texts]
+
+    Memory(folder, embedder=Custom()).close()
+    with pytest.raises(EmbedderMismatchError, match="my-embedder"):
+        Memory(folder)
+
+
+def test_close_racing_consolidate_raises_only_ucma_errors(keep_all: Memory) -> None:
+    import threading
+
+    for s in range(4):
+        keep_all.observe_many(
+            [f"session {s} turn {i}: plans for step {i}" for i in range(12)], session_id=f"s{s}"
+        )
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            for _ in range(5):
+                keep_all.consolidate()
+        except BaseException as e:
+            errors.append(e)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    keep_all.close()
+    thread.join(30)
+    assert not thread.is_alive()
+    assert all(isinstance(e, ClosedMemoryError) for e in errors), errors

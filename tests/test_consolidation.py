@@ -58,8 +58,7 @@ def test_a_cycle_compresses_groups_extracts_supersedes_and_learns(keep_all: Memo
     assert summary is not None and summary.source == "consolidation" and summary.tier is Tier.MEDIUM_TERM
     assert set(summary.source_ids) == set(originals)
     linked = {
-        v
-        for _, v, _, _ in keep_all.edges(summary.id, edge_type=EdgeType.CONSOLIDATES, direction="out")
+        v for _, v, _, _ in keep_all.edges(summary.id, edge_type=EdgeType.CONSOLIDATES, direction="out")
     }
     assert linked == set(originals) - {originals[8]}  # the merged duplicate is gone, its twin stays
     assert keep_all.get(originals[0]).tier is Tier.MEDIUM_TERM  # type: ignore[union-attr]

@@ -49,7 +49,7 @@ def test_protected_memories_never_go(mem: Memory, clock) -> None:
     important = mem.observe("Ana's insulin dose is 12 units", importance=0.95)
     intention = mem.intend("remind Ana about the dentist", ["dentist"])
     faint = mem.observe("the cafe was busy", importance=0.25)
-    clock.advance(days=400)
+    clock.advance(days=2000)  # long enough for learned knowledge, which fades 8 times slower, too
     report = mem.prune()
     assert report.forgotten == (faint,)
     for kept in (proc.id, lesson.id, important, intention.id):
@@ -58,13 +58,32 @@ def test_protected_memories_never_go(mem: Memory, clock) -> None:
     assert report.protected["working procedure"] == 1 and report.protected["validated learning"] == 1
 
 
+def test_learned_knowledge_fades_slower_than_episodes(mem: Memory, clock) -> None:
+    episode = mem.observe("Ana mentioned the bakery on Rua Augusta", importance=0.5)
+    fact = mem.assert_fact("Ana", "likes", "the bakery on Rua Augusta", confidence=0.5, importance=0.5)
+    clock.advance(days=120)  # the episode is long gone; the fact's stability counts 8 times over
+    gone = mem.prune().forgotten
+    assert episode in gone and fact.id not in gone
+
+
+def test_a_pinned_memory_stays_until_unpinned(mem: Memory, clock) -> None:
+    note = mem.observe("The spare key is under the blue pot", importance=0.3, user_id="ana")
+    assert mem.pin(note, user_id="ana") and not mem.pin(note, user_id="bob") and not mem.pin("nope")
+    clock.advance(days=365)
+    report = mem.prune()
+    assert note not in report.forgotten and report.protected == {"pinned": 1}
+    assert mem.unpin(note)
+    assert mem.prune().forgotten == (note,)
+
+
 def test_fact_threshold_scales_with_confidence(mem: Memory, clock) -> None:
     sure = mem.assert_fact("Ana", "was born in", "Porto", confidence=1.0, importance=0.3)
     doubt = mem.assert_fact("Ana", "might like", "opera", confidence=0.1, importance=0.3)
-    # both start with the same stability S; after S * ln(10) days retention is 0.1, between the
-    # confident fact's threshold (0.1 * 0.5) and the doubtful one's (0.1 * 1.4)
+    # both start with the same stability S, counted knowledge_decay_factor (F) times over; after
+    # S * F * ln(10) days retention is 0.1, between the confident fact's threshold (0.1 * 0.5) and
+    # the doubtful one's (0.1 * 1.4)
     assert sure.stability == doubt.stability
-    clock.advance(days=sure.stability * math.log(10))
+    clock.advance(days=sure.stability * CFG.knowledge_decay_factor * math.log(10))
     gone = mem.prune().forgotten
     assert doubt.id in gone and sure.id not in gone
 
@@ -111,6 +130,9 @@ def test_forgetting_never_removes_protected_memories(
     kind, stability, idle_days, importance, pagerank, confidence
 ) -> None:
     protected_cases = [
+        _attrs(memory_type=kind, pinned=True),
+        _attrs(memory_type="semantic", about="user", confidence=max(confidence, CFG.profile_confidence)),
+        _attrs(memory_type="semantic", about="relation", confidence=max(confidence, CFG.profile_confidence)),
         _attrs(memory_type="procedural", status="active", success_rate=0.51 + 0.49 * confidence),
         _attrs(memory_type="learning", validated=True),
         _attrs(memory_type="prospective", status="pending"),
@@ -134,3 +156,7 @@ def test_config_validation() -> None:
 
     with pytest.raises(ConfigurationError):
         MemoryConfig(forgetting=ForgettingConfig(retention_threshold=0.0))
+    with pytest.raises(ConfigurationError, match="knowledge_decay_factor"):
+        ForgettingConfig(knowledge_decay_factor=0.5)
+    with pytest.raises(ConfigurationError, match="profile_confidence"):
+        ForgettingConfig(profile_confidence=1.5)

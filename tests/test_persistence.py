@@ -42,6 +42,7 @@ from ucma_core.errors import (
     CorruptStoreError,
     EmbedderMismatchError,
     MemoryLockedError,
+    RepairNeededError,
     SchemaVersionError,
     StorageError,
 )
@@ -641,33 +642,47 @@ os._exit(0)  # e3 and f2 are in Chroma, and in the graph only through the journa
 
 
 @pytest.mark.parametrize("lost", ["journal", "journal_and_snapshot", "snapshot"])
-def test_reconcile_restores_nodes_that_only_chroma_has(folder: Path, lost: str) -> None:
+def test_lost_graph_files_refuse_to_open_then_repair_restores_from_chroma(folder: Path, lost: str) -> None:
     (out,) = run_child(RECONCILE_WRITER, folder)
     ids, written = out["ids"], out["records"]
     if lost != "snapshot":
         (folder / JOURNAL).unlink()
     if lost != "journal":
         (folder / SNAPSHOT).unlink()
-    restored = {
-        "journal": ["e3", "f2"],
-        "journal_and_snapshot": ["e1", "e2", "e3", "f1", "f2"],
-        "snapshot": ["e1", "e2", "f1"],
-    }[lost]
+    # What comes back only from Chroma (first values); the rest comes from the graph files
+    # that are left (the previous journal generation still reaches back to entry 1).
+    restored = {"journal": ["e3", "f2"], "journal_and_snapshot": ["e3", "f2"], "snapshot": []}[lost]
+
+    if lost == "snapshot":  # nothing was lost: the kept journal replays from the start
+        with Memory(folder, embedder=HashingEmbedder()) as mem:
+            assert {k: record_dict(mem.get(v)) for k, v in ids.items()} == written
+            _consistent(mem)
+        return
+
+    def graph_files() -> dict[str, bytes]:  # UCMA's own files (Chroma and SQLite tidy theirs)
+        return {k: v for k, v in folder_files(folder).items() if k.startswith(("graph", "ucma"))}
+
+    before = graph_files()
+    with pytest.raises(RepairNeededError) as refused:
+        Memory(folder, embedder=HashingEmbedder())
+    assert "graph.journal.jsonl is missing" in str(refused.value)
+    assert "repair" in str(refused.value)
+    assert graph_files() == before, "a refused open must change nothing"
+    dry = Memory.repair(folder, embedder=HashingEmbedder(), dry_run=True)
+    assert not dry.applied and dry.problems and dry.plan
+    report = Memory.repair(folder, embedder=HashingEmbedder())
+    assert report.applied and sorted(report.restored_from_chroma) == sorted(ids[k] for k in restored)
+    assert report.dropped == ()
 
     with Memory(folder, embedder=HashingEmbedder()) as mem:
         for key, memory_id in ids.items():
             record = record_dict(mem.get(memory_id))
             assert record is not None, f"{key} was not restored"
             if key in restored:
-                # Rebuilt from Chroma: its first values.
-                assert _nearly(_without(record, RETENTION), _without(written[key], RETENTION)), (
-                    record,
-                    written[key],
-                )
-                if key in ("e3", "f2"):  # never reinforced, so entirely as written
-                    assert _nearly(record, written[key]), (record, written[key])
+                # Rebuilt from Chroma: its first values (never reinforced, so entirely as written).
+                assert _nearly(record, written[key]), (record, written[key])
             else:
-                assert record == written[key]
+                assert _nearly(_without(record, RETENTION), _without(written[key], RETENTION))
         # The restored episode is back in its session chain.
         assert _followed_by(mem, ids["e2"]) == [ids["e3"]]
         assert _followed_by(mem, ids["e1"]) == [ids["e2"]]
@@ -686,9 +701,10 @@ def test_reconcile_restores_nodes_that_only_chroma_has(folder: Path, lost: str) 
         _consistent(mem)
 
 
-def test_reconcile_drops_graph_nodes_that_chroma_lacks(folder: Path) -> None:
+def test_records_chroma_lost_refuse_to_open_and_repair_puts_them_back(folder: Path) -> None:
     import chromadb
-    from chromadb.config import Settings
+
+    from ucma_core.storage.vectors import chroma_settings
 
     with Memory(folder, embedder=HashingEmbedder()) as mem:
         e1 = mem.observe(
@@ -706,24 +722,27 @@ def test_reconcile_drops_graph_nodes_that_chroma_lacks(folder: Path) -> None:
         )
         fact = mem.assert_fact("green tea", "steeps at", "80 degrees", user_id="u").id
         assert _followed_by(mem, e1) == [e2]
+        written = {i: record_dict(mem.get(i)) for i in (e1, e2, e3, fact)}
 
-    # Chroma loses e2 and the fact, as after a crash between Chroma's delete and the graph's.
+    # Chroma loses e2 and the fact behind UCMA's back.
     collection = json.loads((folder / "ucma.json").read_text("utf-8"))["collection"]
-    client = chromadb.PersistentClient(
-        path=str(folder / "chroma"), settings=Settings(anonymized_telemetry=False, allow_reset=False)
-    )
+    client = chromadb.PersistentClient(path=str(folder / "chroma"), settings=chroma_settings())
     client.get_collection(collection).delete(ids=[e2, fact])
+    client.close()
+
+    with pytest.raises(RepairNeededError) as refused:
+        Memory(folder, embedder=HashingEmbedder())
+    assert "missing from Chroma" in str(refused.value)
+    report = Memory.repair(folder, embedder=HashingEmbedder())
+    assert sorted(report.restored_from_keywords) == sorted([e2, fact]) and report.dropped == ()
 
     with Memory(folder, embedder=HashingEmbedder()) as mem:
-        assert mem.get(e2) is None and mem.get(fact) is None
-        assert mem.edges(e2) == [] and mem.edges(fact) == [] and mem.verify().ok
-        assert mem.get(e1) is not None and mem.get(e3) is not None
-        assert mem.facts_about("green tea", user_id="u") == []
-        hits = [r.id for r in mem.remember("orphan test leaves", user_id="u", k=10)]
-        assert e2 not in hits and e1 in hits
-        assert mem.forget(e2) is False
+        assert {i: record_dict(mem.get(i)) for i in written} == written
+        assert _followed_by(mem, e1) == [e2] and _followed_by(mem, e2) == [e3]
+        assert [f.id for f in mem.facts_about("green tea", user_id="u")] == [fact]
+        assert e2 in [r.id for r in mem.remember("orphan test leaves", user_id="u", k=10)]
         _consistent(mem)
-        assert mem.stats()["memories"] == 2
+        assert mem.stats()["memories"] == 4
 
 
 # ---------------------------------------------------------------------------------------------
@@ -933,4 +952,74 @@ def test_reopen_in_the_same_process_sees_what_another_process_wrote(folder: Path
         assert record is not None and record.content == "the second note, written by another process"
         hits = [r.id for r in mem.remember("second note written by another process", user_id="u", k=2)]
         assert second in hits and first in hits
+        _consistent(mem)
+
+
+# ---------------------------------------------------------------------------------------------
+# Commit marks, intents and the previous snapshot generation
+# ---------------------------------------------------------------------------------------------
+
+
+def test_changes_without_their_commit_mark_are_not_replayed(killed: Any) -> None:
+    folder, ids, expected = killed
+    path = folder / JOURNAL
+    seq = json.loads(path.read_bytes().splitlines()[-1])["seq"]
+    uncommitted = [
+        {"op": "b", "add": ["never-committed"], "seq": seq + 1},
+        {"op": "n", "id": ids["episodic"], "a": {"access_count": 999}, "seq": seq + 2},
+    ]
+    with open(path, "ab") as fh:
+        fh.write(b"".join(json.dumps(op).encode() + b"\n" for op in uncommitted))
+    with Memory(folder, embedder=HashingEmbedder()) as mem:
+        assert records_of(mem, ids) == expected  # the access count of 999 was never committed
+        assert mem.get("never-committed") is None
+        _consistent(mem)
+
+
+def test_a_damaged_snapshot_falls_back_to_the_previous_generation(folder: Path) -> None:
+    with Memory(folder, embedder=HashingEmbedder()) as mem:
+        first = mem.observe("written before the first snapshot", user_id="u", importance=1.0)
+    with Memory(folder, embedder=HashingEmbedder()) as mem:
+        second = mem.observe("written before the second snapshot", user_id="u", importance=1.0)
+        mem.remember("written before", user_id="u", k=2)
+        expected = {i: record_dict(mem.get(i)) for i in (first, second)}
+    assert (folder / "graph.snapshot.prev.json").exists() and (folder / "graph.journal.prev.jsonl").exists()
+    (folder / SNAPSHOT).write_bytes(b'{"format": "ucma-graph-snapshot", "seq": ')
+    with Memory(folder, embedder=HashingEmbedder()) as mem:
+        assert {i: record_dict(mem.get(i)) for i in (first, second)} == expected
+        notes = mem.verify().notes
+        assert any("previous" in n or "prev" in n for n in notes), notes
+        _consistent(mem)
+
+
+def test_a_failed_write_is_undone_and_the_memory_keeps_working(folder: Path) -> None:
+    from ucma_core.storage.journal import Journal
+
+    with Memory(folder, embedder=HashingEmbedder()) as mem:
+        kept = mem.observe("stored before the failure", user_id="u", importance=1.0)
+        real = Journal.append
+
+        def failing(self: Journal, ops: Any, **kwargs: Any) -> None:
+            ops = list(ops)
+            if any(op.get("op") == "c" for op in ops):
+                raise StorageError("the journal cannot be written")
+            real(self, ops, **kwargs)
+
+        Journal.append = failing  # type: ignore[method-assign]
+        try:
+            with pytest.raises(StorageError):
+                mem.observe("this one fails", user_id="u", importance=1.0, session_id="s")
+            with pytest.raises(StorageError):
+                mem.assert_fact("Ana", "lives in", "Lisbon", user_id="u")
+        finally:
+            Journal.append = real  # type: ignore[method-assign]
+        assert mem.stats()["memories"] == 1 and mem.verify().ok
+        assert [r.content for r in mem.remember("this one fails", user_id="u", k=5)] == [
+            "stored before the failure"
+        ]
+        after = mem.observe("stored after the failure", user_id="u", importance=1.0, session_id="s")
+        assert mem.history(session_id="s", user_id="u")[0].id == after
+    with Memory(folder, embedder=HashingEmbedder()) as mem:
+        assert mem.get(kept) is not None and mem.get(after) is not None
+        assert mem.stats()["memories"] == 2 and mem.facts_about("Ana", user_id="u") == []
         _consistent(mem)

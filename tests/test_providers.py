@@ -78,7 +78,7 @@ FACT_TABLE = [
     ("I live in Lisbon.", {("Ana", "lives in", "Lisbon")}),
     ("I moved to Berlin last year.", {("Ana", "lives in", "Berlin")}),
     ("I just moved to New York City, it's great", {("Ana", "lives in", "New York City")}),
-    ("I work at Google as an engineer.", {("Ana", "works at", "Google")}),
+    ("I work at Google as an engineer.", {("Ana", "works at", "Google"), ("Ana", "works as", "an engineer")}),
     ("I've been working at Shopify for three years.", {("Ana", "works at", "Shopify")}),
     ("I work as a software engineer.", {("Ana", "works as", "a software engineer")}),
     ("I really like jazz.", {("Ana", "likes", "jazz")}),
@@ -86,7 +86,7 @@ FACT_TABLE = [
         "I love hiking, cooking and good coffee.",
         {("Ana", "likes", "hiking"), ("Ana", "likes", "cooking"), ("Ana", "likes", "good coffee")},
     ),
-    ("I prefer tea over coffee.", {("Ana", "prefers", "tea")}),
+    ("I prefer tea over coffee.", {("Ana", "prefers", "tea over coffee")}),  # a preference kept whole
     (
         "I don't like mushrooms, but I love olives.",
         {("Ana", "dislikes", "mushrooms"), ("Ana", "likes", "olives")},
@@ -110,6 +110,24 @@ FACT_TABLE = [
     ("My birthday is March 3rd.", {("Ana", "has birthday", "March 3rd")}),
     ("My favourite food is sushi.", {("Ana", "has favorite food", "sushi")}),
     ("I like jazz and I live in Paris", {("Ana", "likes", "jazz"), ("Ana", "lives in", "Paris")}),
+    ("We live in Rome.", {("Ana", "lives in", "Rome")}),
+    ("I prefer short answers with code, by the way.", {("Ana", "prefers", "short answers with code")}),
+    (
+        "I'm vegetarian and allergic to cats.",
+        {("Ana", "is", "vegetarian"), ("Ana", "is allergic to", "cats")},
+    ),
+    ("I'm 34.", {("Ana", "has age", "34")}),
+    ("My mom lives in Busan.", {("Ana's mom", "lives in", "Busan")}),
+    ("My brother Raj just turned 40.", {("Ana", "has brother", "Raj"), ("Raj", "has age", "40")}),
+    ("I decided to take the job at Shopify.", {("Ana", "decided to", "take the job at Shopify")}),
+    (
+        "I have a dentist appointment on Friday at 3pm.",
+        {("Ana", "has", "dentist appointment on Friday at 3pm")},
+    ),
+    ("My flight to Oslo is on May 14.", {("Ana", "has", "flight to Oslo on May 14")}),
+    ("I go swimming every Tuesday morning.", {("Ana", "goes", "swimming every Tuesday morning")}),
+    ("I speak French and Portuguese.", {("Ana", "speaks", "French"), ("Ana", "speaks", "Portuguese")}),
+    ("I'm building a FastAPI app.", {("Ana", "is building", "a FastAPI app")}),
 ]
 
 CHIT_CHAT = [
@@ -122,7 +140,7 @@ CHIT_CHAT = [
     "I'm a bit tired today",
     "The weather is nice today",
     "Everyone likes pizza.",
-    "We live in Rome.",
+    "We live in strange times.",
     "",
 ]
 

@@ -35,13 +35,63 @@ def _day(y: int, m: int, d: int, h: int = 0) -> float:
         ("in 2024", _day(2024, 1, 1), _day(2025, 1, 1) - 1e-3),
         ("on 2025-02-14", _day(2025, 2, 14), _day(2025, 2, 15) - 1e-3),
         ("on March 3rd", _day(2025, 3, 3), _day(2025, 3, 4) - 1e-3),
-        ("what did we say recently", NOW - 14 * 86_400, NOW),
+        ("on 3 March", _day(2025, 3, 3), _day(2025, 3, 4) - 1e-3),
+        ("the 3rd of March", _day(2025, 3, 3), _day(2025, 3, 4) - 1e-3),
+        ("last summer", _day(2024, 6, 1), _day(2024, 9, 1) - 1e-3),
+        ("last winter", _day(2024, 12, 1), _day(2025, 3, 1) - 1e-3),
+        ("what did we do last Christmas", _day(2024, 12, 24), _day(2024, 12, 27) - 1e-3),
+        ("two years ago", _day(2023, 1, 1), _day(2024, 1, 1) - 1e-3),
+        ("the weekend before 12 June", _day(2025, 6, 7), _day(2025, 6, 9) - 1e-3),
+        ("the week after 2 June", _day(2025, 6, 3), _day(2025, 6, 10) - 1e-3),
+        ("three days before 4 March", _day(2025, 3, 1), _day(2025, 3, 2) - 1e-3),
     ],
 )
 def test_time_expressions_resolve_against_the_clock(query: str, start: float, end: float) -> None:
     r = route(query, NOW)
     assert r.kind is RouteKind.TEMPORAL
     assert r.time_range == pytest.approx((start, end))
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "what did we say recently",
+        "how is the knee lately",
+        "any recent news",
+        "which gym does she go to now",
+        "what's the latest on the boat",
+    ],
+)
+def test_vague_recency_is_a_preference_not_a_range(query: str) -> None:
+    r = route(query, NOW)
+    assert r.kind is RouteKind.TEMPORAL and r.time is not None and r.time.recency
+    assert r.time_range == (0.0, NOW)  # everything up to now: newer is preferred, nothing is cut
+    assert r.reason.startswith("recency")
+
+
+def test_a_date_in_the_question_anchors_its_relative_phrase() -> None:
+    r = route("what did she submit last Monday, on 3 March?", NOW)
+    assert r.time_range == pytest.approx((_day(2025, 3, 3), _day(2025, 3, 4) - 1e-3))
+    assert r.time is not None and r.time.anchored
+    assert "anchoring 'last Monday'" in r.reason
+    assert route("what did she submit last Monday?", NOW).time_range == pytest.approx(
+        (_day(2025, 6, 16), _day(2025, 6, 17) - 1e-3)
+    )
+
+
+def test_time_words_leave_the_dense_topic_but_not_the_query() -> None:
+    r = route("where did we go on the road trip last summer?", NOW)
+    assert r.time is not None and r.time.words == "last summer"
+    assert "last summer" not in r.topic and "road trip" in r.topic
+
+
+def test_edges_are_graded() -> None:
+    r = route("what did we do in May?", NOW)
+    assert r.time is not None and r.time.span is not None
+    span = r.time.span
+    assert span.membership(_day(2025, 5, 15)) == 1.0
+    assert 0.5 < span.membership(_day(2025, 6, 2)) < 1.0  # told a day after the month ended
+    assert span.membership(_day(2025, 6, 20)) < 0.01
 
 
 def test_relative_weeks_ago_is_a_window_around_that_week() -> None:

@@ -118,3 +118,61 @@ def test_remember_can_stage_results_and_promote(folder, clock) -> None:
         promoted = m.working.promote(f"memory:{a}")
         assert promoted is not None and promoted.zone == "active"
         assert m.working.usage()["staging"]["used"] <= 40
+
+
+# ---------------------------------------------------------------------------------------------
+# Scopes
+# ---------------------------------------------------------------------------------------------
+
+
+def test_items_carry_a_scope_and_reads_never_show_another_users(clock) -> None:
+    from ucma_core import ANY
+
+    wm = _wm(clock, system_tokens=50, active_tokens=50, staging_tokens=50)
+    wm.add("Answer briefly.", zone="system")
+    wm.add("Ana plans a trip to Porto", user_id="ana", session_id="a1")
+    wm.add("Ben is allergic to nuts", user_id="ben")
+    wm.add("Ana prefers trains", user_id="ana", session_id="a2")
+    assert wm.render_context(user_id="ana") == (
+        "Answer briefly.\n\nAna plans a trip to Porto\nAna prefers trains"
+    )
+    assert "Ana" not in wm.render_context(user_id="ben")
+    assert "Ben" not in wm.render_context(user_id="ana", session_id="a1")
+    assert wm.render_context(user_id="ana", session_id="a1").endswith("Ana plans a trip to Porto")
+    assert wm.render_context(user_id=None) == "Answer briefly."  # only unscoped items
+    assert len(wm.items(user_id=ANY)) == len(wm.items()) == 4
+    assert [i.user_id for i in wm.items("active", user_id="ben")] == ["ben"]
+    assert wm.forget_user("ana") == 2
+    assert "Ana" not in wm.render_context()
+
+
+def test_recalled_memories_are_staged_in_their_own_scope(folder, clock) -> None:
+    with Memory(folder, embedder=HashingEmbedder(), clock=clock) as mem:
+        mem.observe("Ana's passport number is in the drawer", user_id="ana", importance=0.9)
+        mem.observe("Ben's passport is at the embassy", user_id="ben", importance=0.9)
+        mem.remember("passport", user_id="ana", stage=True)
+        mem.remember("passport", user_id="ben", stage=True)
+        assert "Ben" not in mem.working.render_context(user_id="ana")
+        assert "Ana" not in mem.working.render_context(user_id="ben")
+        staged = {i.user_id for i in mem.working.items("staging")}
+        assert staged == {"ana", "ben"}
+        mem.forget_user("ana")
+        assert "Ana" not in mem.working.render_context()
+
+
+def test_items_moved_to_long_term_keep_their_user_and_go_with_forget_user(folder, clock) -> None:
+    config = MemoryConfig(importance_threshold=0.0)
+    with Memory(folder, embedder=HashingEmbedder(), clock=clock, config=config) as mem:
+        mem.working.add("Ana decided to book the night train", importance=0.95, user_id="ana", session_id="s")
+        mem.working.add("Shared note for everyone", importance=0.95)
+        report = mem.consolidate(phases=["transitions"])
+        assert report.phases["transitions"]["moved_to_long_term"] == 2
+        moved = mem.list_memories(user_id="ana", tags=["working_memory"])
+        assert [(m.content, m.user_id, m.session_id) for m in moved] == [
+            ("Ana decided to book the night train", "ana", "s")
+        ]
+        assert mem.forget_user("ana") == 1
+        assert mem.list_memories(user_id="ana") == []
+        assert [m.content for m in mem.list_memories(user_id=None, tags=["working_memory"])] == [
+            "Shared note for everyone"
+        ]

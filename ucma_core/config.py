@@ -18,6 +18,7 @@ __all__ = [
     "ForgettingConfig",
     "FusionConfig",
     "GraphConfig",
+    "LimitsConfig",
     "MemoryConfig",
     "RankingConfig",
     "RetentionConfig",
@@ -79,7 +80,7 @@ class RankingConfig:
     relevance: float = 0.85
     importance: float = 0.15
     recency: float = 0.05
-    retention: float = 0.15
+    retention: float = 0.05
     recency_half_life_days: float = 7.0
     #: Score multiplier for generated memories (assistant, system, consolidation output),
     #: so observed evidence ranks first when both match.
@@ -97,39 +98,83 @@ class RankingConfig:
 class FusionConfig:
     """How :meth:`~ucma_core.Memory.remember` combines its signals into one relevance.
 
-    Dense and keyword scores are normalised per query (divided by the best score
-    among the candidates) and summed with these weights; the structured signals
-    (entity match, the routed time range, the speaker, graph activation) add
-    their weight when they apply. The sum is divided by the weights of the
-    signals in play, so relevance stays in [0, 1]. Defaults were tuned on the
-    conversation benchmark in ``benchmarks/quality``.
+    Dense and keyword scores are calibrated per query (keyword divided by the best
+    score among the candidates; dense spread between the ``dense_floor`` quantile of
+    the candidates' similarities and the best, so short generic texts do not tie with
+    a specific match) and summed with these weights; the structured signals (entity
+    match, the speaker, the routed kind, graph activation, ``context`` from the session
+    turn a candidate answers, ``hop`` for memories naming someone the best matches
+    name) add their weight when they apply. The sum is divided by the weights of the
+    signals in play, so relevance stays in [0, 1]. ``rank_fusion`` blends in that share
+    of reciprocal-rank fusion of the dense and keyword rankings.
+
+    Time is evidence, not a filter: a memory that fits the time the question names (by
+    its timestamp, graded at the range's edges, or by what its own text says) has its
+    relevance lifted up to ``1 + time`` times that of one that does not; for vague
+    recency ("lately", "these days") the newest matching memories are lifted up to
+    ``1 + recency`` times. Defaults were tuned on the conversation benchmark in
+    ``benchmarks/quality``.
     """
 
     dense: float = 1.0
     keyword: float = 0.5
     entity: float = 0.4
     time: float = 1.5
+    recency: float = 1.0
     speaker: float = 0.6
     kind: float = 0.4
     graph: float = 0.1
+    context: float = 0.6
+    hop: float = 0.3
+    #: Quantile of the candidates' dense similarities that calibrates to 0 (0: divide by the best).
+    dense_floor: float = 0.25
+    #: Share of reciprocal-rank fusion of the dense and keyword rankings in relevance (0..1).
+    rank_fusion: float = 0.3
     #: Candidates each source contributes per requested result (at least ``min_candidates``).
     candidates_per_result: int = 2
     min_candidates: int = 20
     #: Top fused candidates whose graph neighbours are pulled in.
     graph_seeds: int = 5
+    #: Top fused candidates whose replies (and the turns they answer) get context evidence.
+    context_seeds: int = 5
+    #: Context evidence for the session turns next to the event a "before / after <event>"
+    #: question names (halved per turn away), and how many turns on each side get it.
+    event: float = 0.85
+    event_window: int = 2
+    #: Session turns on each side carried with each result as ``RetrievalResult.context``
+    #: for a reader (0: none; reading them costs about a millisecond per call).
+    context_turns: int = 0
+    #: Top fused candidates whose names are searched for more memories (0 turns the hop off).
+    hop_seeds: int = 3
+    #: Top fused candidates whose text is read for the times it mentions.
+    read_candidates: int = 30
     #: MMR trade-off between relevance and novelty (1.0 turns diversification off).
     mmr_lambda: float = 0.9
     #: Cosine similarity above which a lower-ranked candidate counts as a duplicate and is dropped.
     duplicate_similarity: float = 0.98
 
     def __post_init__(self) -> None:
-        weights = (self.dense, self.keyword, self.entity, self.time, self.speaker, self.kind, self.graph)
+        weights = (
+            self.dense, self.keyword, self.entity, self.time, self.recency, self.speaker, self.kind,
+            self.graph, self.context, self.hop, self.event,
+        )  # fmt: skip
         _require(all(w >= 0 and math.isfinite(w) for w in weights), "fusion weights must be finite and >= 0")
         _require(self.dense + self.keyword > 0, "dense or keyword weight must be > 0")
         _require(
             self.candidates_per_result >= 1 and self.min_candidates >= 1, "candidate counts must be >= 1"
         )
-        _require(self.graph_seeds >= 0, "graph_seeds must be >= 0")
+        counts = (
+            "graph_seeds",
+            "context_seeds",
+            "event_window",
+            "context_turns",
+            "hop_seeds",
+            "read_candidates",
+        )
+        for name in counts:
+            _require(getattr(self, name) >= 0, f"{name} must be >= 0")
+        _require(0.0 <= self.dense_floor < 1.0, "dense_floor must be in [0, 1)")
+        _require(0.0 <= self.rank_fusion <= 1.0, "rank_fusion must be in [0, 1]")
         _require(0.0 <= self.mmr_lambda <= 1.0, "mmr_lambda must be in [0, 1]")
         _require(0.0 < self.duplicate_similarity <= 1.0, "duplicate_similarity must be in (0, 1]")
 
@@ -156,24 +201,44 @@ class ForgettingConfig:
     """When the forgetting engine lets a memory go.
 
     A memory goes when its retention falls below ``retention_threshold`` unless it is
-    protected: central in the graph (PageRank at least ``pagerank_protection`` times
-    that of the average node), important (``importance >= importance_protection``), a fact
-    whose retention is still above ``retention_threshold × (1.5 − confidence)`` (so
-    confident facts last longer and doubtful ones go sooner), an active procedure
-    with a success rate above ``procedure_success_protection``, a validated learning,
-    or an intention that is not resolved yet.
+    protected:
+
+    * pinned (:meth:`~ucma_core.Memory.pin`);
+    * part of the user's profile: a fact learned about the user, or about a person the
+      user named as a relation ("my sister Marta"), with a confidence of at least
+      ``profile_confidence`` (facts carry ``about`` = ``"user"`` / ``"relation"`` once the
+      sleep cycle learned them);
+    * central in the graph (PageRank at least ``pagerank_protection`` times that of the
+      average node) or important (``importance >= importance_protection``), unless it is a
+      turn a later one revised (``revised_by``, set by the sleep cycle);
+    * an active procedure with a success rate above ``procedure_success_protection``, a
+      validated learning, or an intention that is not resolved yet.
+
+    Learned knowledge — facts, procedures and lessons — fades ``knowledge_decay_factor``
+    times slower than episodes (its stability counts that many times over), and a fact's
+    threshold scales with its doubt: ``retention_threshold × (1.5 − confidence)``, so
+    confident facts last longer and doubtful ones go sooner. Episodes fade; what was
+    learned from them stays.
     """
 
     retention_threshold: float = 0.1
     pagerank_protection: float = 3.0
     importance_protection: float = 0.9
     procedure_success_protection: float = 0.5
+    #: Facts about the user (and their relations) at this confidence or more are never forgotten.
+    profile_confidence: float = 0.6
+    #: How many times slower learned facts, procedures and lessons fade than episodes.
+    knowledge_decay_factor: float = 8.0
 
     def __post_init__(self) -> None:
         _require(0.0 < self.retention_threshold < 1.0, "retention_threshold must be in (0, 1)")
         _require(self.pagerank_protection >= 1.0, "pagerank_protection must be >= 1 (the average node)")
-        for name in ("importance_protection", "procedure_success_protection"):
+        for name in ("importance_protection", "procedure_success_protection", "profile_confidence"):
             _require(0.0 <= getattr(self, name) <= 1.0, f"{name} must be in [0, 1]")
+        _require(
+            math.isfinite(self.knowledge_decay_factor) and self.knowledge_decay_factor >= 1.0,
+            "knowledge_decay_factor must be >= 1 (1: knowledge fades like episodes)",
+        )
 
 
 @dataclass(frozen=True)
@@ -243,10 +308,63 @@ class WorkingMemoryConfig:
 
 
 @dataclass(frozen=True)
+class LimitsConfig:
+    """Input limits and storage safeguards; every limit raises ``InvalidInputError`` saying
+    which one was hit (raise it here to accept more).
+
+    Tags, participant names and top-level scalar metadata keys each become a
+    permanent key in Chroma's collection schema, so their number per memory is
+    capped; trigger phrases are matched against every observation, so their
+    number per intention is capped.
+    """
+
+    #: JSON-encoded size of one memory's ``metadata``.
+    max_metadata_bytes: int = 1_000_000
+    #: Top-level keys of one memory's ``metadata``.
+    max_metadata_keys: int = 256
+    #: Nesting depth of ``metadata`` (dicts and lists inside each other).
+    max_metadata_depth: int = 32
+    #: Tags (also procedure trigger tags and learning applicability) per memory.
+    max_tags: int = 64
+    #: Participant names per episode.
+    max_participants: int = 64
+    #: Trigger phrases per intention.
+    max_triggers: int = 32
+    #: Items per ``observe_many`` call (they are written to Chroma in batches of its own limit).
+    max_batch_items: int = 100_000
+    #: Seconds one call into Chroma may take before it is abandoned with a ``StorageError``
+    #: (a full disk can make Chroma wait forever).
+    chroma_timeout_seconds: float = 120.0
+    #: Writes are refused with ``DiskFullError`` when the volume holding the folder has less
+    #: free space than this (Chroma misbehaves when space runs out in the middle of a write).
+    min_free_bytes: int = 16 * 1024 * 1024
+
+    def __post_init__(self) -> None:
+        for name in (
+            "max_metadata_bytes",
+            "max_metadata_keys",
+            "max_metadata_depth",
+            "max_tags",
+            "max_participants",
+            "max_triggers",
+            "max_batch_items",
+        ):
+            value = getattr(self, name)
+            _require(
+                isinstance(value, int) and not isinstance(value, bool) and value >= 1, f"{name} must be >= 1"
+            )
+        _require(
+            math.isfinite(self.chroma_timeout_seconds) and self.chroma_timeout_seconds > 0,
+            "chroma_timeout_seconds must be > 0",
+        )
+        _require(self.min_free_bytes >= 0, "min_free_bytes must be >= 0")
+
+
+@dataclass(frozen=True)
 class MemoryConfig:
     """Everything that can be tuned about a :class:`ucma_core.Memory`.
 
-    Example:
+    Examples:
         >>> from ucma_core import MemoryConfig
         >>> MemoryConfig(importance_threshold=0.0).importance_threshold
         0.0
@@ -278,6 +396,7 @@ class MemoryConfig:
     working: WorkingMemoryConfig = field(default_factory=WorkingMemoryConfig)
     forgetting: ForgettingConfig = field(default_factory=ForgettingConfig)
     consolidation: ConsolidationConfig = field(default_factory=ConsolidationConfig)
+    limits: LimitsConfig = field(default_factory=LimitsConfig)
 
     def __post_init__(self) -> None:
         _require(0.0 <= self.importance_threshold <= 1.0, "importance_threshold must be in [0, 1]")

@@ -9,9 +9,11 @@
     ├── ConfigurationError (ValueError)        a config or folder that cannot be used as asked
     │   └── EmbedderMismatchError              folder created with another embedder
     ├── StorageError (OSError)                 the memory folder cannot be read or written
+    │   ├── DiskFullError                      no space left: nothing was stored, retry once freed
     │   ├── MemoryLockedError                  another process holds the folder's lock
     │   ├── SchemaVersionError                 folder written by an incompatible version
-    │   └── CorruptStoreError                  a file in the folder cannot be parsed
+    │   ├── CorruptStoreError                  a file in the folder cannot be parsed
+    │   └── RepairNeededError                  opening as is would lose data: restore or repair
     ├── ProviderError (RuntimeError)           an embedder or model provider failed
     │   └── DependencyMissingError (ImportError) an optional extra is not installed
     └── ClosedMemoryError (RuntimeError)       the Memory was used after close()
@@ -28,11 +30,13 @@ __all__ = [
     "ConfigurationError",
     "CorruptStoreError",
     "DependencyMissingError",
+    "DiskFullError",
     "EmbedderMismatchError",
     "InvalidInputError",
     "MemoryLockedError",
     "MemoryNotFoundError",
     "ProviderError",
+    "RepairNeededError",
     "SchemaVersionError",
     "StorageError",
     "UCMAError",
@@ -78,6 +82,28 @@ class SchemaVersionError(StorageError):
 
 class CorruptStoreError(StorageError):
     """A file in the memory folder could not be parsed."""
+
+
+class DiskFullError(StorageError):
+    """The volume holding the memory folder (or Chroma) has no space left.
+
+    The call that raised it stored nothing; the memory works again, without a
+    restart, once space is freed.
+    """
+
+
+class RepairNeededError(StorageError):
+    """Opening the folder as it is would lose memories (a file or the Chroma collection is
+    missing or does not belong to it).
+
+    Nothing was changed. ``problems`` lists what is wrong and ``plan`` what
+    :meth:`ucma_core.Memory.repair` would do (including what it would drop).
+    """
+
+    def __init__(self, message: str, *, problems: tuple[str, ...] = (), plan: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.problems = problems
+        self.plan = plan
 
 
 class ProviderError(UCMAError, RuntimeError):

@@ -78,8 +78,8 @@ class Knowledge(MemoryBase):
             "valid_from": None if valid_from is None else to_epoch(valid_from, "valid_from"),
             "importance": check_unit(importance, "importance"),
             "source": Source.parse(source).value,
-            "metadata": check_metadata(metadata),
-            "tags": check_strings(tags, "tags"),
+            "metadata": check_metadata(metadata, limits=self.config.limits),
+            "tags": check_strings(tags, "tags", max_items=self.config.limits.max_tags),
             "exclusive": bool(exclusive),
         }
         with self._lock:
@@ -122,13 +122,15 @@ class Knowledge(MemoryBase):
             "description": description
             if isinstance(description, str)
             else check_content(description, max_chars=1),
-            "trigger_tags": check_strings(trigger_tags, "trigger_tags"),
+            "trigger_tags": check_strings(
+                trigger_tags, "trigger_tags", max_items=self.config.limits.max_tags
+            ),
             "status": parsed_status,
             "user_id": check_scope_id(user_id, "user_id"),
             "agent_id": check_scope_id(agent_id, "agent_id"),
             "importance": check_unit(importance, "importance"),
             "source": Source.parse(source).value,
-            "metadata": check_metadata(metadata),
+            "metadata": check_metadata(metadata, limits=self.config.limits),
             "source_ids": check_strings(source_ids, "source_ids"),
         }
         with self._lock:
@@ -196,14 +198,16 @@ class Knowledge(MemoryBase):
             "insight": check_content(insight, max_chars=self.config.max_content_chars, what="insight"),
             "title": "" if title == "" else check_content(title, max_chars=500, what="title"),
             "learning_type": parsed_type,
-            "applicability": check_strings(applicability, "applicability"),
+            "applicability": check_strings(
+                applicability, "applicability", max_items=self.config.limits.max_tags
+            ),
             "confidence": check_unit(confidence, "confidence"),
             "importance": check_unit(importance, "importance"),
             "evidence": check_strings(evidence, "evidence"),
             "user_id": check_scope_id(user_id, "user_id"),
             "agent_id": check_scope_id(agent_id, "agent_id"),
             "source": Source.parse(source).value,
-            "metadata": check_metadata(metadata),
+            "metadata": check_metadata(metadata, limits=self.config.limits),
         }
         with self._lock:
             self._check_open()
@@ -238,13 +242,15 @@ class Knowledge(MemoryBase):
             "description": check_content(
                 description, max_chars=self.config.max_content_chars, what="description"
             ),
-            "trigger": check_strings(trigger, "trigger", max_len=500),
+            "trigger": check_strings(
+                trigger, "trigger", max_len=500, max_items=self.config.limits.max_triggers
+            ),
             "action": None if action is None else check_content(action, max_chars=10_000, what="action"),
             "priority": check_unit(priority, "priority"),
             "user_id": check_scope_id(user_id, "user_id"),
             "agent_id": check_scope_id(agent_id, "agent_id"),
             "source": "user",
-            "metadata": check_metadata(metadata),
+            "metadata": check_metadata(metadata, limits=self.config.limits),
         }
         if not args["trigger"]:
             raise InvalidInputError("trigger needs at least one phrase")
@@ -286,6 +292,47 @@ class Knowledge(MemoryBase):
             self._stores.require(intention_id, MemoryType.PROSPECTIVE)
             self._stores.prospective.resolve(intention_id)
             return self._stores.fetch_one(intention_id, Intention)
+
+    def pin(
+        self, memory_id: str, *, user_id: ScopeId = ANY, agent_id: ScopeId = None, session_id: ScopeId = None
+    ) -> bool:
+        """Keep a memory however long it goes unused: the forgetting engine (:meth:`prune` and
+        the sleep cycle) never lets a pinned memory go; :meth:`expire` and :meth:`forget`
+        still remove it. Returns ``False`` if there is no such memory in the scope given (by
+        default: any user's).
+
+        Examples:
+            >>> import tempfile
+            >>> from ucma_core import Memory
+            >>> from ucma_core.embedders import HashingEmbedder
+            >>> now = [1_750_000_000.0]
+            >>> with Memory(tempfile.mkdtemp(), embedder=HashingEmbedder(), clock=lambda: now[0]) as mem:
+            ...     note = mem.observe("The spare key is under the blue pot", importance=0.3)
+            ...     mem.pin(note)
+            ...     now[0] += 365 * 86_400
+            ...     mem.prune().protected
+            True
+            {'pinned': 1}
+        """
+        return self._set_pinned(memory_id, True, self._scope(user_id, agent_id, session_id))
+
+    def unpin(
+        self, memory_id: str, *, user_id: ScopeId = ANY, agent_id: ScopeId = None, session_id: ScopeId = None
+    ) -> bool:
+        """Let a pinned memory fade again like any other; ``False`` if there is no such memory
+        in the scope given."""
+        return self._set_pinned(memory_id, False, self._scope(user_id, agent_id, session_id))
+
+    def _set_pinned(self, memory_id: str, pinned: bool, scope: Scope) -> bool:
+        if not isinstance(memory_id, str):
+            raise InvalidInputError(f"memory_id must be a str, not {type(memory_id).__name__}")
+        with self._lock:
+            self._check_open()
+            if self._stores.memory_node(memory_id, scope) is None:
+                return False
+            with self._stores.graph.batch():
+                self._stores.backend.set_state(memory_id, pinned=pinned)
+            return True
 
     def link(
         self,

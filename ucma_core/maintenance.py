@@ -11,14 +11,17 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from pathlib import Path
 
+from ucma_core.config import MemoryConfig
 from ucma_core.consolidation import PHASES, ConsolidationReport, CycleContext, run_cycle
 from ucma_core.dynamics.forgetting import ForgettingReport
-from ucma_core.errors import InvalidInputError
+from ucma_core.errors import InvalidInputError, RepairNeededError, UCMAError
 from ucma_core.memory_base import MemoryBase
+from ucma_core.protocols import Embedder
 from ucma_core.records import MemoryType
 from ucma_core.scope import ANY, ScopeId
-from ucma_core.storage.verify import VerifyReport
+from ucma_core.storage.verify import RepairReport, VerifyReport
 from ucma_core.validation import check_names, to_epoch
 
 __all__ = ["Maintenance"]
@@ -73,10 +76,14 @@ class Maintenance(MemoryBase):
             cutoff = (self.now() if now is None else to_epoch(now, "now")) - float(seconds)
             return self._stores.expire(scope, cutoff, types, dry_run=dry_run)
 
-    def verify(self) -> VerifyReport:
+    def verify(self, *, deep: bool = False) -> VerifyReport:
         """Check that Chroma, the memory graph and the keyword index agree; reads only.
 
-        Example:
+        The report also lists work a failed call left to finish (done before the next
+        write) and what was recovered without loss when the folder was opened.
+        ``deep=True`` also reads a sample of vectors from Chroma's vector index.
+
+        Examples:
             >>> import tempfile
             >>> from ucma_core import Memory
             >>> from ucma_core.embedders import HashingEmbedder
@@ -86,9 +93,67 @@ class Maintenance(MemoryBase):
             ...     (report.ok, report.chroma_records, report.graph_memories, report.keyword_rows)
             (True, 1, 1, 1)
         """
+        if not isinstance(deep, bool):
+            raise InvalidInputError(f"deep must be a bool, not {type(deep).__name__}")
         with self._lock:
             self._check_open()
-            return self._stores.backend.verify()
+            return self._stores.backend.verify(deep=deep)
+
+    @classmethod
+    def repair(
+        cls,
+        path: str | Path,
+        *,
+        embedder: Embedder | None = None,
+        config: MemoryConfig | None = None,
+        dry_run: bool = False,
+    ) -> RepairReport:
+        """Repair a memory folder that refuses to open with :class:`~ucma_core.errors.RepairNeededError`.
+
+        A folder refuses to open when opening it as it is would lose memories: its
+        ``ucma.json``, ``chroma/`` or Chroma collection is missing (or belongs to
+        another folder), part of the graph journal is gone, or Chroma and the graph
+        disagree about records without a crash to explain it. Restoring the missing
+        files from a backup is always better; when there is none, a repair keeps all
+        it can: it rebuilds the manifest from its copies, puts records Chroma lost
+        back from the keyword index's copy (embedding them again), rebuilds graph nodes
+        of records the graph lost from Chroma (with their first values: access counts,
+        retention state and supersession of those records are reset), and drops only
+        memories whose text is left nowhere. ``dry_run=True`` repairs nothing: for a
+        folder that needs a repair it changes nothing and returns what is wrong and
+        what a repair would do; a folder that needs none is just opened and closed (as
+        any open does, that finishes what a crash interrupted). The report of a real
+        repair lists everything it restored and dropped.
+
+        Pass the ``embedder`` the folder was created with when it is not a built-in one
+        (records put back into Chroma are embedded again with it).
+        """
+        if not isinstance(dry_run, bool):
+            raise InvalidInputError(f"dry_run must be a bool, not {type(dry_run).__name__}")
+        if dry_run:
+            try:
+                memory = cls(path, config=config, embedder=embedder)
+            except RepairNeededError as e:
+                return RepairReport(applied=False, problems=e.problems, plan=e.plan)
+            notes = tuple(memory._stores.backend.notes)
+            memory.close()
+            return RepairReport(applied=False, notes=notes)
+        memory = cls.__new__(cls)
+        memory._setup(path, config=config, embedder=embedder, repair=True)
+        try:
+            backend = memory._stores.backend
+            report = RepairReport(
+                applied=True,
+                problems=tuple(backend.problems),
+                actions=tuple(backend.actions),
+                restored_from_chroma=tuple(sorted(r.id for r in backend.restored)),
+                restored_from_keywords=tuple(backend.reembedded),
+                dropped=tuple(backend.dropped),
+                notes=tuple(backend.notes),
+            )
+        finally:
+            memory.close()
+        return report
 
     # ------------------------------------------------------------------ consolidation
     def consolidate(
@@ -112,7 +177,7 @@ class Maintenance(MemoryBase):
             raise InvalidInputError(f"unknown phase(s) {unknown}; expected some of: {', '.join(PHASES)}")
         self._check_open()
         at = self.now() if now is None else to_epoch(now, "now")
-        cycle = CycleContext(self._stores, self._provider, self._lock, working=self._working)
+        cycle = CycleContext(self._stores, self._provider, self._open_lock, working=self._working)
         return run_cycle(cycle, now=at, stop=stop, phases=chosen)
 
     def start_consolidation(self, interval_seconds: float = 3600.0) -> None:
@@ -133,7 +198,12 @@ class Maintenance(MemoryBase):
 
             def loop() -> None:
                 while not stop.wait(float(interval_seconds)):
-                    self.last_consolidation = self.consolidate(stop=stop)
+                    try:
+                        self.last_consolidation = self.consolidate(stop=stop)
+                    except UCMAError as e:  # closed, or storage trouble: the next cycle retries
+                        self.last_consolidation = e
+                        if self._closed:
+                            return
 
             self._stop_background = stop
             self._background = threading.Thread(target=loop, name="ucma-consolidation", daemon=True)

@@ -77,7 +77,7 @@ class Memory(Reads, Knowledge, Maintenance):
         token_counter: counts tokens for :attr:`working` (default: tiktoken with
             ``config.working.encoding``, loaded offline).
 
-    Example:
+    Examples:
         >>> import tempfile
         >>> from ucma_core import Memory
         >>> from ucma_core.embedders import HashingEmbedder
@@ -111,7 +111,7 @@ class Memory(Reads, Knowledge, Maintenance):
         conversations never relies on the memory's current session. Writes go to
         ``session_id`` when it is given, else to the memory's current session.
 
-        Example:
+        Examples:
             >>> import tempfile
             >>> from ucma_core import Memory
             >>> from ucma_core.embedders import HashingEmbedder
@@ -130,7 +130,8 @@ class Memory(Reads, Knowledge, Maintenance):
         user = check_scope_id(fields.get("user_id"), "user_id")
         agent = check_scope_id(fields.get("agent_id"), "agent_id")
         session = self._write_session(fields.get("session_id"))
-        meta = check_metadata(fields.get("metadata"))
+        limits = self.config.limits
+        meta = check_metadata(fields.get("metadata"), limits=limits)
         timestamp = fields.get("timestamp")
         ts = now if timestamp is None else to_epoch(timestamp)
         importance = fields.get("importance")
@@ -152,8 +153,10 @@ class Memory(Reads, Knowledge, Maintenance):
             agent_id=agent,
             session_id=session,
             metadata=meta,
-            tags=check_strings(fields.get("tags"), "tags"),
-            participants=check_strings(fields.get("participants"), "participants"),
+            tags=check_strings(fields.get("tags"), "tags", max_items=limits.max_tags),
+            participants=check_strings(
+                fields.get("participants"), "participants", max_items=limits.max_participants
+            ),
             key=None if key is None else check_key(key),
         )
         return draft, keep or score >= self.config.importance_threshold
@@ -169,7 +172,13 @@ class Memory(Reads, Knowledge, Maintenance):
                 "observe_many takes a list of items (str or dict); for one item use observe()"
             )
         merged: list[dict[str, Any]] = []
+        cap = self.config.limits.max_batch_items
         for n, item in enumerate(items):
+            if n >= cap:
+                raise InvalidInputError(
+                    f"observe_many takes at most {cap:,} items per call "
+                    "(MemoryConfig.limits.max_batch_items); split them into several calls"
+                )
             if not isinstance(item, (str, Mapping)):
                 raise InvalidInputError(f"item {n} must be a str or a dict, not {type(item).__name__}")
             fields = {"content": item} if isinstance(item, str) else dict(item)
@@ -254,9 +263,10 @@ class Memory(Reads, Knowledge, Maintenance):
                     if ref is not None:
                         known[ref] = ""  # taken by this batch: later repeats get its id
             vectors = self._embedder.embed([d.content for d in fresh]) if fresh else []
+            fired: list[str] = []
+            ids: list[str | None] = []
             with self._stores.graph.batch():
                 stored = iter(self._stores.add_episodes(fresh, vectors))
-                ids: list[str | None] = []
                 for draft, keep in drafts:
                     ref = None if draft.key is None else (draft.user_id, draft.agent_id, draft.key)
                     memory_id: str | None
@@ -266,27 +276,28 @@ class Memory(Reads, Knowledge, Maintenance):
                         memory_id = next(stored).id
                         if ref is not None:
                             known[ref] = memory_id
-                        self._remind(
-                            self._stores.prospective.fire(
-                                memory_id, draft.content, draft.user_id, draft.agent_id
-                            )
+                        fired += self._stores.prospective.fire(
+                            memory_id, draft.content, draft.user_id, draft.agent_id
                         )
                     else:
                         memory_id = None
-                    self.sensory.ingest(
-                        SensoryEntry(
-                            content=draft.content,
-                            source=draft.source,
-                            timestamp=draft.timestamp,
-                            received_at=now,
-                            importance=draft.importance,
-                            user_id=draft.user_id,
-                            agent_id=draft.agent_id,
-                            session_id=draft.session_id,
-                            memory_id=memory_id,
-                        )
-                    )
                     ids.append(memory_id)
+            # only once the write is committed: a call that raised leaves no trace
+            for (draft, _), memory_id in zip(drafts, ids, strict=True):
+                self.sensory.ingest(
+                    SensoryEntry(
+                        content=draft.content,
+                        source=draft.source,
+                        timestamp=draft.timestamp,
+                        received_at=now,
+                        importance=draft.importance,
+                        user_id=draft.user_id,
+                        agent_id=draft.agent_id,
+                        session_id=draft.session_id,
+                        memory_id=memory_id,
+                    )
+                )
+            self._remind(fired)
             return ids
 
     def upsert(
@@ -348,6 +359,9 @@ class Memory(Reads, Knowledge, Maintenance):
                     slot="reminder",
                     item_id=f"intention:{intention.id}",
                     memory_id=intention.id,
+                    user_id=intention.user_id,
+                    agent_id=intention.agent_id,
+                    session_id=intention.session_id,
                 )
 
     # ------------------------------------------------------------------ remember
@@ -470,9 +484,10 @@ class Memory(Reads, Knowledge, Maintenance):
         user = check_scope_id(user_id, "user_id")
         with self._lock:
             self._check_open()
-            n = self._stores.forget_scope(self._scope(user, None), scrub=True)
             self.sensory.forget_user(user)  # type: ignore[arg-type]
-            return n
+            if self._working is not None:
+                self._working.forget_user(user)  # type: ignore[arg-type]
+            return self._stores.forget_scope(self._scope(user, None), scrub=True)
 
     # ------------------------------------------------------------------ async partners
     aclose = in_thread(Reads.close)
@@ -499,6 +514,8 @@ class Memory(Reads, Knowledge, Maintenance):
     aintend = in_thread(Knowledge.intend)
     aintentions = in_thread(Knowledge.intentions)
     aresolve_intention = in_thread(Knowledge.resolve_intention)
+    apin = in_thread(Knowledge.pin)
+    aunpin = in_thread(Knowledge.unpin)
     alink = in_thread(Knowledge.link)
     afacts_about = in_thread(Knowledge.facts_about)
     arelated_entities = in_thread(Knowledge.related_entities)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import os
 import threading
 import time
 import uuid
@@ -20,7 +21,12 @@ from typing import Any, TypeVar
 from ucma_core.config import MemoryConfig
 from ucma_core.embedders.cache import CachedEmbedder, as_embedder
 from ucma_core.embedders.default import default_embedder
-from ucma_core.errors import ClosedMemoryError, InvalidInputError
+from ucma_core.errors import (
+    ClosedMemoryError,
+    ConfigurationError,
+    EmbedderMismatchError,
+    InvalidInputError,
+)
 from ucma_core.protocols import Clock, Embedder, ImportanceScorer
 from ucma_core.providers.offline import OfflineProvider
 from ucma_core.providers.protocols import Provider
@@ -34,6 +40,39 @@ from ucma_core.validation import check_scope_id
 from ucma_core.working_memory import WorkingMemory
 
 __all__ = ["MemoryBase", "in_thread"]
+
+
+class OpenLock:
+    """A reusable context manager: the memory's lock, or :class:`ClosedMemoryError` once closed."""
+
+    def __init__(self, memory: MemoryBase) -> None:
+        self._memory = memory
+
+    def __enter__(self) -> None:
+        self._memory._lock.acquire()
+        if self._memory._closed:
+            self._memory._lock.release()
+            raise ClosedMemoryError(f"memory at {self._memory.path} is closed")
+
+    def __exit__(self, *exc: object) -> None:
+        self._memory._lock.release()
+
+
+def _folder(path: object) -> Path:
+    """The memory folder ``path`` names; an empty path is refused (it would be the current
+    directory)."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise InvalidInputError(f"path must be a str or a path, not {type(path).__name__}")
+    text = os.fspath(path)
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidInputError(
+            "the memory folder path is empty; pass a folder (Memory('') would write into the current "
+            "directory)"
+        )
+    if "\x00" in text:
+        raise InvalidInputError("the memory folder path contains a NUL character")
+    return Path(text)
+
 
 R = TypeVar("R")
 
@@ -64,16 +103,42 @@ class MemoryBase:
         clock: Clock | None = None,
         token_counter: TokenCounter | None = None,
     ) -> None:
+        self._setup(
+            path,
+            config=config,
+            embedder=embedder,
+            provider=provider,
+            clock=clock,
+            token_counter=token_counter,
+        )
+
+    def _setup(
+        self,
+        path: str | Path,
+        *,
+        config: MemoryConfig | None = None,
+        embedder: Embedder | None = None,
+        provider: ImportanceScorer | None = None,
+        clock: Clock | None = None,
+        token_counter: TokenCounter | None = None,
+        repair: bool = False,
+    ) -> None:
+        if config is not None and not isinstance(config, MemoryConfig):
+            raise InvalidInputError(f"config must be a MemoryConfig, not {type(config).__name__}")
         self.config = config or MemoryConfig()
         self._clock: Clock = clock or time.time
-        folder = Path(path)
-        chosen = (
-            as_embedder(embedder)
-            if embedder is not None
-            else default_embedder(
-                Backend.recorded_embedder(folder) if (folder / "ucma.json").exists() else None
-            )
-        )
+        folder = _folder(path)
+        if embedder is not None:
+            chosen = as_embedder(embedder)
+        else:
+            try:
+                chosen = default_embedder(
+                    Backend.recorded_embedder(folder) if (folder / "ucma.json").exists() else None
+                )
+            except EmbedderMismatchError:
+                raise
+            except ConfigurationError as e:
+                raise EmbedderMismatchError(str(e)) from e
         self._embedder = CachedEmbedder(chosen, self.config.embedding_cache_size)
         if provider is not None and not callable(getattr(provider, "score_importance", None)):
             raise InvalidInputError("provider must have a score_importance(content, *, source) method")
@@ -82,7 +147,7 @@ class MemoryBase:
         self._provider: Provider = provider if isinstance(provider, Provider) else offline
         self._lock = threading.RLock()
         self._closed = False
-        self._stores = FolderStores(folder, self.config, self._embedder, self._clock)
+        self._stores = FolderStores(folder, self.config, self._embedder, self._clock, repair=repair)
         self.sensory = SensoryBuffer(
             self.config.sensory_capacity, self.config.sensory_ttl_seconds, self._clock
         )
@@ -159,6 +224,12 @@ class MemoryBase:
     def _check_open(self) -> None:
         if self._closed:
             raise ClosedMemoryError(f"memory at {self.path} is closed")
+
+    @property
+    def _open_lock(self) -> OpenLock:
+        """The memory's lock, refusing with :class:`ClosedMemoryError` once the memory is closed
+        (background work such as consolidation takes it for every step)."""
+        return OpenLock(self)
 
     def new_session(self) -> str:
         """Start a new session and return its id; later writes without ``session_id`` use it."""

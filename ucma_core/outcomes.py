@@ -68,7 +68,7 @@ def outcome(text: str) -> Outcome | None:
     Returns:
         ``"success"``, ``"failure"``, or ``None`` when the text reports neither.
 
-    Example:
+    Examples:
         >>> outcome("Fixed, it works now!")
         'success'
         >>> outcome("Restarted the pod. Still failing.")

@@ -12,7 +12,7 @@ Two reporters ship with UCMA:
 * :class:`TextProgress` prints a plain line every ``step`` percent, which reads well in
   a notebook's saved output and in a CI log.
 
-Example:
+Examples:
     >>> import io
     >>> out = io.StringIO()
     >>> bar = TextProgress(out, step=50)

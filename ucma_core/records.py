@@ -229,7 +229,7 @@ class RouteDecision:
     ``temporal``, ``procedural``, ``entity``) and why (``reason``, e.g. the time phrase
     it read).
 
-    Example:
+    Examples:
         >>> str(RouteDecision("temporal", "time: last week"))
         'temporal: time: last week'
     """
@@ -256,8 +256,9 @@ class RetrievalResult:
     ``score`` is the final rank score; ``relevance``, ``importance``, ``recency``
     and ``retention`` are the factors it was combined from (each 0..1).
     ``signals`` holds the per-signal evidence behind ``relevance`` (``dense``,
-    ``keyword``, ``entity``, ``time``, ``speaker``, ``graph``), ``route`` the query
-    router's decision (kind and reason), and ``record`` the full stored memory.
+    ``keyword``, ``entity``, ``time``, ``speaker``, ``graph``, ``context``, ``hop``), ``route`` the query
+    router's decision (kind and reason, with the reasons of its time signal), ``record``
+    the full stored memory and ``context`` its neighbouring turns.
     """
 
     id: str
@@ -274,6 +275,9 @@ class RetrievalResult:
     record: MemoryRecord = field(repr=False)
     signals: dict[str, float] = field(default_factory=dict)
     route: RouteDecision = field(default_factory=lambda: RouteDecision("hybrid"))
+    #: The session turns just before and after this one, in time order, for a reader
+    #: (``FusionConfig.context_turns`` on each side, 0 by default; empty outside a conversation).
+    context: tuple[MemoryRecord, ...] = field(default=(), repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         """A plain, JSON-able dict of this result, the same for every adapter.

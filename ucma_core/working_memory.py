@@ -16,6 +16,27 @@ never exceeds its budget.
 Task slots (question, retrieved fact, reasoning step, plan…) live in the active
 zone, at most ``max_task_slots`` per task (the least relevant goes first), and are
 cleared together when the task completes.
+
+Items carry a scope like memories do (``user_id``, ``agent_id``, ``session_id``).
+Reads — :meth:`WorkingMemory.items` and :meth:`WorkingMemory.render_context` — take
+a scope: for a user they show that user's items and the shared ones (added without
+a user, such as instructions), never another user's; :data:`~ucma_core.ANY` (the
+default) shows everything. Recalled memories are staged with their own scope;
+items moved to long-term memory keep it, so ``forget_user`` removes them too.
+
+Examples:
+    >>> from ucma_core.config import WorkingMemoryConfig
+    >>> class Words:
+    ...     def count(self, text: str) -> int:
+    ...         return len(text.split())
+    >>> wm = WorkingMemory(WorkingMemoryConfig(), Words(), lambda: 0.0)
+    >>> _ = wm.add("Be brief.", zone="system")
+    >>> _ = wm.add("Ana is planning a trip to Porto.", user_id="ana")
+    >>> _ = wm.add("Ben is allergic to nuts.", user_id="ben")
+    >>> print(wm.render_context(user_id="ana"))
+    Be brief.
+    <BLANKLINE>
+    Ana is planning a trip to Porto.
 """
 
 from __future__ import annotations
@@ -29,7 +50,9 @@ from ucma_core.config import WorkingMemoryConfig
 from ucma_core.errors import InvalidInputError
 from ucma_core.protocols import Clock
 from ucma_core.records import RetrievalResult
+from ucma_core.scope import ANY, AnyScope, ScopeId
 from ucma_core.tokens import TokenCounter
+from ucma_core.validation import check_scope_id
 
 __all__ = ["SLOT_TYPES", "ZONES", "WorkingItem", "WorkingMemory"]
 
@@ -51,6 +74,23 @@ class WorkingItem:
     memory_id: str | None = None
     sequence: int = 0
     reads: int = 0
+    user_id: str | None = None
+    agent_id: str | None = None
+    session_id: str | None = None
+
+    def visible_to(self, user_id: ScopeId, agent_id: ScopeId, session_id: ScopeId) -> bool:
+        """Whether a read in that scope shows this item (shared items, added without a
+        user, agent or session, show in every scope that narrows that field)."""
+        for mine, wanted in (
+            (self.user_id, user_id),
+            (self.agent_id, agent_id),
+            (self.session_id, session_id),
+        ):
+            if wanted is None or isinstance(wanted, AnyScope) or mine is None:
+                continue
+            if mine != wanted:
+                return False
+        return not (user_id is None and self.user_id is not None)
 
 
 class WorkingMemory:
@@ -83,12 +123,21 @@ class WorkingMemory:
         slot: str | None = None,
         task_id: str | None = None,
         memory_id: str | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
     ) -> WorkingItem | None:
         """Place ``content`` in ``zone``; returns the item, or ``None`` if it cannot fit.
 
         Re-adding an ``item_id`` replaces that item. Lower-priority items of the zone
-        are evicted to make room (never in ``system``).
+        are evicted to make room (never in ``system``). ``user_id`` / ``agent_id`` /
+        ``session_id`` scope the item (unset: shared by every scope).
         """
+        scope = (
+            check_scope_id(user_id, "user_id"),
+            check_scope_id(agent_id, "agent_id"),
+            check_scope_id(session_id, "session_id"),
+        )
         if zone not in ZONES:
             raise InvalidInputError(f"unknown zone {zone!r}; expected one of: {', '.join(ZONES)}")
         if not isinstance(content, str) or not content.strip():
@@ -121,6 +170,8 @@ class WorkingMemory:
                 task_id,
                 memory_id,
                 self._sequence,
+                0,
+                *scope,
             )
             self._items[key] = item
             return item
@@ -172,37 +223,70 @@ class WorkingMemory:
                 del self._items[item_id]
             return len(doomed)
 
-    def items(self, zone: str | None = None) -> list[WorkingItem]:
-        """Items of a zone (or all), most important first."""
+    def items(
+        self,
+        zone: str | None = None,
+        *,
+        user_id: ScopeId = ANY,
+        agent_id: ScopeId = None,
+        session_id: ScopeId = None,
+    ) -> list[WorkingItem]:
+        """Items of a zone (or all) visible in the scope given (default: every item), most
+        important first."""
         with self._lock:
-            chosen = [i for i in self._items.values() if zone is None or i.zone == zone]
+            chosen = [
+                i
+                for i in self._items.values()
+                if (zone is None or i.zone == zone) and i.visible_to(user_id, agent_id, session_id)
+            ]
         return sorted(chosen, key=lambda i: (ZONES.index(i.zone), -i.importance, i.sequence))
+
+    def forget_user(self, user_id: str) -> int:
+        """Drop every item of ``user_id``; returns how many went."""
+        with self._lock:
+            doomed = [k for k, item in self._items.items() if item.user_id == user_id]
+            for key in doomed:
+                del self._items[key]
+            return len(doomed)
 
     def usage(self) -> dict[str, dict[str, int]]:
         with self._lock:
             return {z: {"used": self._used(z), "budget": b} for z, b in self._budgets.items()}
 
-    def render_context(self) -> str:
+    def render_context(
+        self, *, user_id: ScopeId = ANY, agent_id: ScopeId = None, session_id: ScopeId = None
+    ) -> str:
         """System, active and staging items in that order, most important first within a
-        zone; slots are labelled with their type. Empty zones are skipped."""
+        zone; slots are labelled with their type. Empty zones are skipped.
+
+        For a ``user_id`` only that user's and shared items are rendered, never another
+        user's (see the module docstring); by default every item is."""
         sections = []
         for zone in ZONES:
-            lines = [f"[{i.slot}] {i.content}" if i.slot else i.content for i in self.items(zone)]
+            lines = [
+                f"[{i.slot}] {i.content}" if i.slot else i.content
+                for i in self.items(zone, user_id=user_id, agent_id=agent_id, session_id=session_id)
+            ]
             if lines:
                 sections.append("\n".join(lines))
         return "\n\n".join(sections)
 
     # ------------------------------------------------------------------ recall
     def stage(self, results: Iterable[RetrievalResult]) -> list[WorkingItem]:
-        """Put recalled memories in the staging zone (importance = their rank score)."""
+        """Put recalled memories in the staging zone (importance = their rank score), each in
+        its own memory's scope."""
         staged = []
         for result in results:
+            record = result.record
             item = self.add(
                 result.content,
                 zone="staging",
                 importance=min(1.0, max(0.0, result.score)),
                 item_id=f"memory:{result.id}",
                 memory_id=result.id,
+                user_id=record.user_id,
+                agent_id=record.agent_id,
+                session_id=record.session_id,
             )
             if item is not None:
                 staged.append(item)
@@ -222,11 +306,22 @@ class WorkingMemory:
                 slot=item.slot,
                 task_id=item.task_id,
                 memory_id=item.memory_id,
+                user_id=item.user_id,
+                agent_id=item.agent_id,
+                session_id=item.session_id,
             )
 
     # ------------------------------------------------------------------ task slots
     def set_slot(
-        self, task_id: str, slot: str, content: str, *, relevance: float = 0.5
+        self,
+        task_id: str,
+        slot: str,
+        content: str,
+        *,
+        relevance: float = 0.5,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
     ) -> WorkingItem | None:
         """Add a task-scoped slot in the active zone; the task keeps at most
         ``max_task_slots`` slots, dropping the least relevant."""
@@ -241,7 +336,16 @@ class WorkingMemory:
                 if weakest.importance > relevance:
                     return None
                 del self._items[weakest.id]
-            return self.add(content, zone="active", importance=relevance, slot=slot, task_id=task_id)
+            return self.add(
+                content,
+                zone="active",
+                importance=relevance,
+                slot=slot,
+                task_id=task_id,
+                user_id=user_id,
+                agent_id=agent_id,
+                session_id=session_id,
+            )
 
     def slots(self, task_id: str, slot: str | None = None) -> list[WorkingItem]:
         """A task's slots in insertion order."""

@@ -15,7 +15,7 @@ def missing(error: ImportError, *, extra: str, feature: str) -> DependencyMissin
         extra: The ``ucma`` extra that installs the package (``"langchain"``, ``"agents"``).
         feature: What needs it, for the message.
 
-    Example:
+    Examples:
         >>> error = ModuleNotFoundError("No module named 'langchain'", name="langchain")
         >>> str(missing(error, extra="agents", feature="UCMAMiddleware"))
         "UCMAMiddleware needs the 'langchain' package, which is not installed; install it with: \

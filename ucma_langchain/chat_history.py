@@ -35,7 +35,7 @@ class UCMAChatMessageHistory(BaseChatMessageHistory):
         user_id / agent_id: whose conversation it is (``None``: stored without one).
         limit: read only the last ``limit`` messages (``None``: all of them).
 
-    Example:
+    Examples:
         >>> import tempfile
         >>> from langchain_core.messages import AIMessage, HumanMessage
         >>> from ucma_core import Memory

@@ -52,7 +52,7 @@ class UCMAMemory(BaseMemory):
         input_key / output_key: the chain's input and output keys (found
             automatically when there is only one).
 
-    Example:
+    Examples:
         >>> import tempfile
         >>> from ucma_core import Memory
         >>> from ucma_core.embedders import HashingEmbedder

@@ -125,7 +125,7 @@ def to_turn(message: BaseMessage) -> ChatTurn | None:
         InvalidInputError: ``message`` is not a LangChain message, or a ``ChatMessage`` with
             an unknown role.
 
-    Example:
+    Examples:
         >>> from langchain_core.messages import HumanMessage
         >>> turn = to_turn(HumanMessage("I moved to Lisbon", id="m1", name="ana"))
         >>> (turn.role, turn.text, turn.message_id, turn.name)
@@ -192,7 +192,7 @@ def from_episode(record: MemoryRecord) -> BaseMessage:
     reads by its ``source``); the id is the original message id, or the memory id when
     the turn had none.
 
-    Example:
+    Examples:
         >>> import tempfile
         >>> from ucma_core import Memory
         >>> from ucma_core.embedders import HashingEmbedder

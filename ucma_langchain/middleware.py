@@ -138,7 +138,7 @@ class UCMAMiddleware(AgentMiddleware[UCMAState, Any, Any]):
         consolidate_every: run consolidation every this many turns (``None``: never).
         consolidate_in_background: run it on a background thread instead of inline.
 
-    Example:
+    Examples:
         ``create_agent(model, tools=create_memory_tools(mem, user_id="ana"),
         middleware=[UCMAMiddleware(mem, user_id="ana")])``; see ``docs/langchain.md``.
     """

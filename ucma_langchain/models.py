@@ -6,7 +6,7 @@
   validates the answers, re-asks and backs off (the same logic as the OpenAI
   provider); :func:`langchain_provider` builds that provider in one call.
 
-Example:
+Examples:
     >>> import tempfile
     >>> from langchain_core.embeddings import DeterministicFakeEmbedding
     >>> from ucma_core import Memory

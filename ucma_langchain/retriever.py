@@ -49,7 +49,7 @@ class UCMARetriever(BaseRetriever):
         include_generated: ``False`` leaves out assistant / system text and
             consolidation output.
 
-    Example:
+    Examples:
         >>> import tempfile
         >>> from ucma_core import Memory
         >>> from ucma_core.embedders import HashingEmbedder

@@ -142,7 +142,7 @@ def create_memory_tools(
             session); recall covers every session of the user.
         k: how many memories ``recall_memory`` returns at most.
 
-    Example:
+    Examples:
         >>> import tempfile
         >>> from ucma_core import Memory
         >>> from ucma_core.embedders import HashingEmbedder

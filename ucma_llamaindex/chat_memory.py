@@ -62,7 +62,7 @@ class UCMAChatMemory(BaseMemory):
         include_generated: recall the assistant's own earlier words too.
         token_counter: counts tokens (default: the memory's, ``memory.token_counter``).
 
-    Example:
+    Examples:
         >>> import tempfile
         >>> from ucma_core import Memory
         >>> from ucma_core.embedders import HashingEmbedder

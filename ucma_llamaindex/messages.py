@@ -59,7 +59,7 @@ _SKIPPED = (TextBlock, ToolCallBlock, CachePoint, ThinkingBlock)
 def message_text(message: ChatMessage) -> str:
     """The text of a message: its text blocks, joined by newlines (other blocks are left out).
 
-    Example:
+    Examples:
         >>> from llama_index.core.base.llms.types import ChatMessage, ImageBlock, TextBlock
         >>> message_text(ChatMessage(role="user", blocks=[
         ...     TextBlock(text="Look at my cat"), ImageBlock(url="https://example.com/cat.png")]))
@@ -111,7 +111,7 @@ def _call_line(call: Mapping[str, Any]) -> str:
 def to_turn(message: ChatMessage) -> ChatTurn | None:
     """The turn to store for ``message``, or ``None`` when it holds nothing to remember.
 
-    Example:
+    Examples:
         >>> from llama_index.core.base.llms.types import ChatMessage, ToolCallBlock
         >>> to_turn(ChatMessage(role="user", content="I moved to Lisbon")).text
         'I moved to Lisbon'

@@ -6,7 +6,7 @@
   validates the answers, re-asks and backs off (the same logic as the OpenAI
   provider); :func:`llamaindex_provider` builds that provider in one call.
 
-Example:
+Examples:
     >>> import tempfile
     >>> from llama_index.core.embeddings import MockEmbedding
     >>> from ucma_core import Memory
@@ -174,7 +174,7 @@ def llamaindex_provider(
     given); ``chat_kwargs`` to :class:`LlamaIndexChatTransport`. Pass the result as
     ``Memory(path, provider=...)``.
 
-    Example:
+    Examples:
         >>> import json
         >>> from llama_index.core.llms import CustomLLM, CompletionResponse, LLMMetadata
         >>> answer = json.dumps({"items": [{"index": 0, "summary": "Ana moved."}]})

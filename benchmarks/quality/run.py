@@ -115,35 +115,58 @@ def run_dense(
         index.close()
 
 
-def run_ucma(turns: Sequence[dict], questions: Sequence[dict], embedder: Any) -> Rankings:
-    """Observe every turn (in time order, the clock following), then ``remember`` at ``asked_at``."""
+def observe_history(mem: Any, turns: Sequence[dict], imported: set[str], now: dict[str, float]) -> None:
+    """Observe every turn with its timestamp, in time order, through ``mem.observe_many``.
+
+    Users in ``imported`` are observed the way an application imports a chat export: after the
+    fact, with the clock (``now["t"]``) one day past their last turn. The others are observed as
+    they happen: the clock follows the turns.
+    """
+
+    def item(t: dict) -> dict:
+        return {
+            "content": t["text"],
+            "source": "assistant" if t["speaker"] == "assistant" else "user",
+            "user_id": t["user_id"],
+            "session_id": t["session_id"],
+            "timestamp": float(t["timestamp"]),
+            "metadata": {"turn_id": t["turn_id"], "speaker": t["speaker"]},
+            # who spoke, as a user of the library would record it
+            "participants": [] if t["speaker"] == "assistant" else [t["speaker"]],
+        }
+
+    ordered = sorted(turns, key=lambda t: (t["timestamp"], t["turn_id"]))
+    live = [t for t in ordered if t["user_id"] not in imported]
+    later = [t for t in ordered if t["user_id"] in imported]
+    batch = 256
+    for start in range(0, len(live), batch):
+        chunk = live[start : start + batch]
+        now["t"] = float(chunk[-1]["timestamp"])
+        mem.observe_many([item(t) for t in chunk])
+    if later:
+        now["t"] = float(later[-1]["timestamp"]) + 86_400.0
+        for start in range(0, len(later), batch):
+            mem.observe_many([item(t) for t in later[start : start + batch]])
+
+
+def imported_users(dataset: dict) -> set[str]:
+    """Users whose history the benchmark imports after the fact (``"imported": true``)."""
+    return {u["user_id"] for u in dataset["users"] if u.get("imported")}
+
+
+def run_ucma(
+    turns: Sequence[dict], questions: Sequence[dict], embedder: Any, imported: set[str] | None = None
+) -> Rankings:
+    """Observe every turn (see :func:`observe_history`), then ``remember`` at ``asked_at``."""
     from ucma_core import Memory, MemoryConfig
 
     folder = tempfile.mkdtemp(prefix="ucma-quality-")
     now = {"t": float(min(t["timestamp"] for t in turns))}
-    clock: Callable[[], float] = lambda: now["t"]  # noqa: E731  the asked_at, or the latest turn while observing
+    clock: Callable[[], float] = lambda: now["t"]  # noqa: E731  the asked_at, or the import / latest turn time
     try:
         mem = Memory(folder, embedder=embedder, config=MemoryConfig(importance_threshold=0.0), clock=clock)
         try:
-            ordered = sorted(turns, key=lambda t: (t["timestamp"], t["turn_id"]))
-            items = [
-                {
-                    "content": t["text"],
-                    "source": "assistant" if t["speaker"] == "assistant" else "user",
-                    "user_id": t["user_id"],
-                    "session_id": t["session_id"],
-                    "timestamp": float(t["timestamp"]),
-                    "metadata": {"turn_id": t["turn_id"], "speaker": t["speaker"]},
-                    # who spoke, as a user of the library would record it
-                    "participants": [] if t["speaker"] == "assistant" else [t["speaker"]],
-                }
-                for t in ordered
-            ]
-            batch = 256
-            for start in range(0, len(items), batch):
-                chunk = items[start : start + batch]
-                now["t"] = chunk[-1]["timestamp"]
-                mem.observe_many(chunk)
+            observe_history(mem, turns, imported or set(), now)
             out: Rankings = {}
             for q in questions:
                 now["t"] = float(q["asked_at"])
@@ -217,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
                 notes.append(f"ucma: skipped, ucma_core is not importable ({exc})")
                 continue
             try:
-                rankings[method] = run_ucma(turns, questions, embedder)
+                rankings[method] = run_ucma(turns, questions, embedder, imported_users(dataset))
             except Exception as exc:  # report the library's failure, still print the baselines
                 notes.append(f"ucma: FAILED with {type(exc).__name__}: {exc}")
                 failed = True

@@ -8,9 +8,9 @@ reinforcement does not leak into the next) through the public API only. The
 search is coordinate descent: one weight at a time over a few values, keeping
 a change only when it raises the objective (mean of recall@5, recall@10 and MRR).
 
-``--split dev`` tunes on the first half of the users (sorted by id); report the
-chosen weights on ``--split test`` (the other half) with ``run.py`` to see that
-they carry over.
+``--split dev`` tunes on the first half of the version-1 users and the first half of the
+harder ones (sorted by id); report the chosen weights on ``--split test`` (the other
+halves) with ``run.py`` to see that they carry over.
 """
 
 from __future__ import annotations
@@ -27,51 +27,48 @@ from ucma_core import Memory, MemoryConfig
 from .embedders import make_embedder
 from .generate import DEFAULT_OUT
 from .metrics import evaluate
-from .run import TOP_K, load_dataset
+from .run import TOP_K, imported_users, load_dataset, observe_history
 
 GRID: dict[str, tuple[float, ...]] = {
     "fusion.dense": (0.5, 0.75, 1.0, 1.5),
-    "fusion.keyword": (0.5, 0.75, 1.0, 1.5),
-    "fusion.time": (0.0, 0.3, 0.6, 1.0, 1.5),
+    "fusion.keyword": (0.35, 0.5, 0.75, 1.0),
+    "fusion.dense_floor": (0.0, 0.1, 0.25, 0.4, 0.5),
+    "fusion.rank_fusion": (0.0, 0.15, 0.3, 0.5),
+    "fusion.time": (0.6, 1.0, 1.5, 2.0),
+    "fusion.recency": (0.5, 1.0, 1.5),
+    "fusion.context": (0.0, 0.4, 0.6, 0.8),
+    "fusion.event": (0.5, 0.7, 0.85, 1.0),
+    "fusion.hop": (0.0, 0.3, 0.5),
     "fusion.speaker": (0.0, 0.3, 0.6),
     "fusion.entity": (0.0, 0.2, 0.4, 0.8),
     "fusion.graph": (0.0, 0.1, 0.2, 0.4),
     "fusion.mmr_lambda": (0.8, 0.9, 1.0),
-    "ranking.relevance": (0.4, 0.55, 0.7, 0.85),
+    "ranking.relevance": (0.55, 0.7, 0.85),
     "ranking.recency": (0.0, 0.05, 0.15),
+    "ranking.retention": (0.0, 0.05, 0.15),
     "ranking.importance": (0.0, 0.05, 0.15),
 }
 
 
 def split_users(dataset: dict[str, Any], split: str) -> set[str]:
-    users = sorted({t["user_id"] for t in dataset["turns"]})
-    half = len(users) // 2
-    return set(users[:half] if split == "dev" else users[half:] if split == "test" else users)
+    """The users of a split: each half takes half of the live users and half of the imported ones."""
+    imported = imported_users(dataset)
+    chosen: set[str] = set()
+    for group in (sorted({t["user_id"] for t in dataset["turns"]} - imported), sorted(imported)):
+        half = len(group) // 2
+        chosen.update(group[:half] if split == "dev" else group[half:] if split == "test" else group)
+    return chosen
 
 
-def ingest(folder: Path, turns: list[dict[str, Any]], embedder: Any) -> None:
-    ordered = sorted(turns, key=lambda t: (t["timestamp"], t["turn_id"]))
-    clock = {"t": float(ordered[0]["timestamp"])}
+def ingest(
+    folder: Path, turns: list[dict[str, Any]], embedder: Any, imported: set[str] | None = None
+) -> None:
+    """Observe ``turns`` into a new memory folder as :func:`.run.run_ucma` does."""
+    clock = {"t": float(min(t["timestamp"] for t in turns))}
     with Memory(
         folder, embedder=embedder, config=MemoryConfig(importance_threshold=0.0), clock=lambda: clock["t"]
     ) as mem:
-        for start in range(0, len(ordered), 256):
-            chunk = ordered[start : start + 256]
-            clock["t"] = float(chunk[-1]["timestamp"])
-            mem.observe_many(
-                [
-                    {
-                        "content": t["text"],
-                        "user_id": t["user_id"],
-                        "session_id": t["session_id"],
-                        "source": "assistant" if t["speaker"] == "assistant" else "user",
-                        "timestamp": float(t["timestamp"]),
-                        "metadata": {"turn_id": t["turn_id"]},
-                        "participants": [] if t["speaker"] == "assistant" else [t["speaker"]],
-                    }
-                    for t in chunk
-                ]
-            )
+        observe_history(mem, turns, imported or set(), clock)
 
 
 def with_value(config: MemoryConfig, key: str, value: float) -> MemoryConfig:
@@ -89,7 +86,7 @@ def score(base: Path, config: MemoryConfig, questions: list[dict[str, Any]], emb
             rankings = {}
             for q in questions:
                 clock["t"] = float(q["asked_at"])
-                hits = mem.remember(q["question"], k=TOP_K, user_id=q["user_id"])
+                hits = mem.remember(q["question"], k=TOP_K, user_id=q["user_id"], now=q["asked_at"])
                 rankings[q["qid"]] = [h.metadata.get("turn_id") for h in hits]
         overall = evaluate(rankings, questions)["overall"]
         return (overall["recall@5"] + overall["recall@10"] + overall["mrr"]) / 3
@@ -111,7 +108,7 @@ def main() -> None:
     embedder, _ = make_embedder(args.embedder)
     base = Path(tempfile.mkdtemp(prefix="ucma-tune-base-")) / "m"
     try:
-        ingest(base, turns, embedder)
+        ingest(base, turns, embedder, imported_users(dataset))
         config = MemoryConfig(importance_threshold=0.0)
         best = score(base, config, questions, embedder)
         print(f"users {sorted(users)}: {len(turns)} turns, {len(questions)} questions; start {best:.4f}")

@@ -1,5 +1,6 @@
 """Phase 6, ``transitions``: working-memory items that were read often, stayed long, are
-important or sit in a nearly full zone move into long-term memory."""
+important or sit in a nearly full zone move into long-term memory, keeping their user,
+agent and session (so ``forget_user`` reaches them there too)."""
 
 from __future__ import annotations
 
@@ -33,16 +34,16 @@ def run(cx: CycleContext, now: float, report: ConsolidationReport, stop: threadi
             source=Source.ASSISTANT.value,
             timestamp=item.inserted_at,
             importance=item.importance,
-            user_id=None,
-            agent_id=None,
-            session_id=None,
+            user_id=item.user_id,
+            agent_id=item.agent_id,
+            session_id=item.session_id,
             tags=("working_memory",) + ((item.slot,) if item.slot else ()),
         )
         for item in moving
     ]
     vectors = cx.ctx.embedder.embed([d.content for d in drafts])
     with cx.lock, cx.ctx.backend.graph.batch():
-        created = cx.stores.episodic.add(drafts, vectors)
+        created = cx.stores.add_episodes(drafts, vectors)
     for item, episode in zip(moving, created, strict=True):
         working.mark_stored(item.id, episode.id)
         report.count("transitions", "moved_to_long_term")

@@ -17,7 +17,7 @@ from ucma_core.config import ForgettingConfig
 from ucma_core.dynamics.retention import retention
 from ucma_core.records import IntentionStatus, MemoryType, ProcedureStatus
 
-__all__ = ["ForgettingReport", "plan", "verdict"]
+__all__ = ["PROFILE", "ForgettingReport", "plan", "verdict"]
 
 
 @dataclass(frozen=True)
@@ -31,16 +31,33 @@ class ForgettingReport:
     protected: dict[str, int] = field(default_factory=dict)
 
 
+#: Memories learned by the sleep cycle or stated as knowledge: they fade slower than episodes.
+_KNOWLEDGE = frozenset({MemoryType.SEMANTIC.value, MemoryType.PROCEDURAL.value, MemoryType.LEARNING.value})
+#: Whose facts make up the user's profile (the ``about`` attribute the sleep cycle sets).
+PROFILE = frozenset({"user", "relation"})
+
+
 def verdict(attrs: dict[str, Any], *, pagerank: float, now: float, config: ForgettingConfig) -> str | None:
     """``"forget"``, the name of the protection that saves a faded memory, or ``None`` if it
     has not faded."""
-    r = retention(float(attrs["stability"]), float(attrs["last_access"]), now)
     kind = attrs.get("memory_type")
+    stability = float(attrs["stability"])
+    if kind in _KNOWLEDGE:
+        stability *= config.knowledge_decay_factor
+    r = retention(stability, float(attrs["last_access"]), now)
     threshold = config.retention_threshold
     if kind == MemoryType.SEMANTIC.value:
         threshold *= 1.5 - float(attrs.get("confidence", 0.5))
     if r >= threshold:
         return None
+    if attrs.get("pinned"):
+        return "pinned"
+    if (
+        kind == MemoryType.SEMANTIC.value
+        and attrs.get("about") in PROFILE
+        and float(attrs.get("confidence", 0.0)) >= config.profile_confidence
+    ):
+        return "profile"
     if kind == MemoryType.PROSPECTIVE.value and attrs.get("status") != IntentionStatus.RESOLVED.value:
         return "open intention"
     if (
@@ -51,6 +68,8 @@ def verdict(attrs: dict[str, Any], *, pagerank: float, now: float, config: Forge
         return "working procedure"
     if kind == MemoryType.LEARNING.value and attrs.get("validated"):
         return "validated learning"
+    if attrs.get("revised_by"):
+        return "forget"  # a turn a later one corrected: its links do not make it worth keeping
     if float(attrs.get("importance", 0.0)) >= config.importance_protection:
         return "important"
     if pagerank >= config.pagerank_protection:

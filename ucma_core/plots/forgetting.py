@@ -65,7 +65,7 @@ def retention_curve(
     record's importance, reinforced at each review as the core does; without
     ``reviews`` the curve starts at the last review.
 
-    Example:
+    Examples:
         >>> from ucma_core import MemoryConfig
         >>> from ucma_core.records import Episode, MemoryType
         >>> ep = Episode("e1", MemoryType.EPISODIC, "hi", 0.0, None, None, None, 0.5, "user", (), {}, (),

@@ -44,15 +44,16 @@ def score_contributions(result: RetrievalResult, ranking: RankingConfig | None =
     """What each factor added to ``result.score``: ``{relevance, importance, recency,
     retention}``, summing to the score (up to its rounding to 6 places).
 
-    Example:
+    Examples:
         >>> from ucma_core import RankingConfig
         >>> from ucma_core.records import Episode, MemoryType, RetrievalResult
         >>> ep = Episode("e1", MemoryType.EPISODIC, "hi", 0.0, None, None, None, 0.5, "user", (), {}, (),
         ...              stability=1.0, last_access=0.0, access_count=0)
         >>> r = RetrievalResult("e1", MemoryType.EPISODIC, "hi", 0.0, 0.0, {}, (), relevance=1.0,
         ...                     importance=0.5, recency=1.0, retention=1.0, record=ep)
-        >>> {k: round(v, 4) for k, v in score_contributions(r, RankingConfig()).items()}
-        {'relevance': 0.7083, 'importance': 0.0625, 'recency': 0.0417, 'retention': 0.125}
+        >>> weights = RankingConfig(relevance=0.6, importance=0.1, recency=0.1, retention=0.2)
+        >>> {k: round(v, 4) for k, v in score_contributions(r, weights).items()}
+        {'relevance': 0.6, 'importance': 0.05, 'recency': 0.1, 'retention': 0.2}
     """
     weights = ranking or RankingConfig()
     total = weights.relevance + weights.importance + weights.recency + weights.retention

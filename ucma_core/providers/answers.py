@@ -12,6 +12,8 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from ucma_core.errors import ProviderError
+from ucma_core.providers.conflicts import canonical_predicate
+from ucma_core.providers.fact_rules import without_clipped
 from ucma_core.providers.protocols import DistilledLearning, ExtractedFact, ExtractedProcedure
 from ucma_core.providers.text import same_name
 from ucma_core.records import LearningType
@@ -49,7 +51,7 @@ def json_object(content: str) -> dict[str, Any]:
     Raises:
         UnusableAnswerError: ``content`` is empty, not JSON, or JSON but not an object.
 
-    Example:
+    Examples:
         >>> json_object('{"importance": 0.5}')
         {'importance': 0.5}
     """
@@ -109,10 +111,14 @@ def check_flag(value: object, where: str) -> bool:
 
 
 def check_facts(value: object, where: str) -> list[ExtractedFact]:
-    """A list of fact objects: lower-case predicates, duplicates merged (highest confidence kept).
+    """A list of fact objects: canonical predicates, duplicates merged (highest confidence kept).
 
-    A fact whose subject and object are the same name ("michael is named Michael")
-    says nothing and is dropped.
+    Predicates are lower-cased and known synonyms mapped ("resides in" → "lives in", see
+    :func:`~ucma_core.providers.conflicts.canonical_predicate`). A fact may carry
+    ``"revises": true`` and ``"replaces": "<older value>"`` for a correction or update. A
+    fact whose subject and object are the same name ("michael is named Michael") says
+    nothing and is dropped, and so is one that another fact states in full ("prefers short
+    answers" beside "prefers short answers with code").
     """
     if not isinstance(value, list):
         raise UnusableAnswerError(f"{where} must be a list, got {type(value).__name__}")
@@ -122,12 +128,19 @@ def check_facts(value: object, where: str) -> list[ExtractedFact]:
         fact = _fields(raw, at, ("subject", "predicate", "object", "confidence"))
         subject = check_text(fact["subject"], f"{at} subject")
         obj = check_text(fact["object"], f"{at} object")
-        predicate = check_text(fact["predicate"], f"{at} predicate").lower()
+        predicate = canonical_predicate(check_text(fact["predicate"], f"{at} predicate"))
         confidence = _unit(fact["confidence"], f"{at} confidence")
+        revises = fact.get("revises", False)
+        if not isinstance(revises, bool):
+            raise UnusableAnswerError(f"{at} revises must be true or false, got {revises!r:.60}")
+        replaces = fact.get("replaces")
+        replaces = None if replaces in (None, "") else check_text(replaces, f"{at} replaces")
         key = (subject.lower(), predicate, obj.lower())
         if not same_name(subject, obj) and (key not in out or out[key].confidence < confidence):
-            out[key] = ExtractedFact(subject, predicate, obj, confidence)
-    return list(out.values())
+            out[key] = ExtractedFact(
+                subject, predicate, obj, confidence, revises or replaces is not None, replaces
+            )
+    return without_clipped(list(out.values()))
 
 
 def parse_importance(answer: dict[str, Any]) -> float:

@@ -2,333 +2,373 @@
 
 Each rule is a case-insensitive pattern whose names (``(?-i:...)``) must be
 capitalised, with a handler that turns a match into facts. First-person rules ("I
-live in Lisbon") take the speaker as subject; third-person rules ("Maria works at
-Google") take the name they matched. The object is captured in a lookahead, so one
-sentence can hold several matches of a rule ("I like jazz and I like tea"); the
-object is then cut at the clause boundary. Questions give no facts, hedged
-statements ("I think…") less confidence, and a fact never links a name to itself
-("michael" saying "I'm Michael" gives no "michael is named Michael").
+live in Lisbon", "we moved to Lisbon") take the speaker as subject; third-person rules
+("Maria works at Google", "my mom lives in Busan") take the name they matched, or
+"<speaker>'s mom" for a relative with no name, so a fact about someone the speaker
+mentions is never given to the speaker. The object is captured in a lookahead, so one
+sentence can hold several matches of a rule ("I like jazz and I like tea"); it is then
+cut where the statement ends (:func:`~ucma_core.providers.fact_objects.objects`).
+
+What is covered: identity (names, age, nationality, diet, roles), places (lives in, is
+from, moves), work (works at / as), preferences kept whole ("prefers short answers with
+code"), likes and dislikes, allergies, relations (named and unnamed), decisions and
+plans ("chose", "decided to", "plans to"), tools ("uses"), projects ("is building"),
+languages, schedules ("has dentist appointment on Friday at 3pm", "goes swimming every
+Tuesday"), and revisions: a statement that corrects or updates an earlier one
+("actually…", "instead", "scratch that", "not … anymore", "switched from vim to VS
+Code") is marked ``revises``, with the old value in ``replaces`` when it is named.
+
+Questions give no facts, hedged statements ("I think…") less confidence, a fact never
+links a name to itself ("michael" saying "I'm Michael" gives no "michael is named
+Michael"), and of two facts where one only clips the other ("prefers short answers",
+"prefers short answers with code") the fuller one is kept.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
+from ucma_core.providers.fact_handlers import (
+    Handler,
+    RawFact,
+    age,
+    appointment,
+    attribute,
+    fact,
+    named,
+    no_longer,
+    not_identity,
+    plural_relation,
+    relation,
+    role,
+    routine,
+    schedule,
+    stopped,
+    switched,
+    works_at,
+)
+from ucma_core.providers.fact_objects import (
+    ADV,
+    EXCLUSIVE_STATES,
+    IDENTITIES,
+    IM,
+    NAME,
+    OBJ,
+    ONE_RELATIONS,
+    RELATIONS,
+    WE,
+    I,
+    first_clause,
+)
 from ucma_core.providers.protocols import ExtractedFact
-from ucma_core.providers.text import same_name, sentences
+from ucma_core.providers.text import TOKEN, same_name, sentences
 
-__all__ = ["EXCLUSIVE_STATES", "ONE_RELATIONS", "extract_facts"]
+__all__ = ["EXCLUSIVE_STATES", "ONE_RELATIONS", "extract_facts", "without_clipped"]
 
-_I = r"(?<![\w'])I"
-_IM = _I + r"(?:'m|\s+am)"
-_ADV = (
-    r"(?:(?:really|also|absolutely|totally|genuinely|actually|currently|now|still|just|recently|"
-    r"definitely|truly|usually|generally|strongly|kind\s+of|sort\s+of)\s+)*"
+
+_REL_WORDS = "best\\s+friend|" + "|".join(sorted(RELATIONS, key=len, reverse=True))
+_REL = r"(?P<rel>" + _REL_WORDS + r")\b"
+_MY_REL = r"\bmy\s+(?P<myrel>" + _REL_WORDS + r")\b"
+_REL_ADJ = r"(?:(?P<new>new|current)\s+|(?:old|former|younger|older|little|big|baby|late)\s+)?"
+_IDENTITY = r"(?P<obj>" + "|".join(sorted(IDENTITIES, key=len, reverse=True)) + r")\b(?!\s+to\b)"
+_EVENTS = (
+    r"(?:appointment|meeting|interview|call|exam|test|flight|train|class|lesson|session|dinner|lunch|"
+    r"breakfast|party|wedding|trip|deadline|presentation|demo|stand-?up|retro|review|surgery|check-?up|"
+    r"training|practice|game|match|concert|shift|yoga|pilates|recital|conference|workshop|webinar)s?"
 )
-_NAME = r"(?<![\w'-])(?-i:(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,2})"
-_OBJ = r"(?=(?P<obj>.+))"
-#: Relations a person has one of at a time ("has wife", "has boss"): single-valued facts.
-ONE_RELATIONS = (
-    "wife husband partner spouse girlfriend boyfriend fiance fiancee boss manager mother father mom "
-    "mum dad doctor dentist therapist landlord"
-).split()
-_RELATIONS = [
-    *ONE_RELATIONS,
-    *"sister brother son daughter friend colleague coworker roommate cousin aunt uncle niece nephew "
-    "grandmother grandfather grandma grandpa dog cat kid child neighbor neighbour teacher coach".split(),
-]
-_REL = r"(?P<rel>best\s+friend|" + "|".join(sorted(_RELATIONS, key=len, reverse=True)) + r")\b"
-#: Bare "is" objects that exclude each other, by group: "single" and "married" are both "marital".
-EXCLUSIVE_STATES = {
-    **dict.fromkeys(["single", "married", "engaged", "divorced", "widowed"], "marital"),
-    **dict.fromkeys(["vegan", "vegetarian", "pescatarian"], "diet"),
-}
-_IDENTITIES = frozenset(
-    [
-        *EXCLUSIVE_STATES,
-        *"diabetic celiac coeliac pregnant retired left-handed right-handed colorblind jewish muslim "
-        "christian catholic buddhist hindu atheist".split(),
-        *"american british english scottish welsh irish canadian mexican brazilian argentinian chilean "
-        "colombian peruvian french german dutch belgian swiss austrian italian spanish portuguese greek "
-        "swedish norwegian danish finnish polish czech russian ukrainian turkish israeli iranian egyptian "
-        "nigerian kenyan indian pakistani chinese japanese korean vietnamese thai filipino indonesian "
-        "australian european african asian".split(),
-    ]
+_PERIOD = (
+    r"every\s+(?:other\s+)?(?:day|morning|evening|night|week|weekend|month|monday|tuesday|wednesday|"
+    r"thursday|friday|saturday|sunday)s?(?:\s+(?:morning|evening|afternoon|night))?"
 )
-_IDENTITY = r"(?P<obj>" + "|".join(sorted(_IDENTITIES, key=len, reverse=True)) + r")\b"
-_NOT_NAMES = frozenset(
-    """i you he she it we they me him her us them my your his its our their the a an this that these
-    those there here who what which when where why how if but and or so then also now today yesterday
-    tomorrow tonight recently apparently actually well oh anyway btw hi hello hey yes no ok okay thanks
-    everyone everybody someone somebody nobody people everything nothing something each every some most
-    many all both last next sadly luckily unfortunately honestly maybe perhaps since after before
-    because while mom dad mum monday tuesday wednesday thursday friday saturday sunday january february
-    march april may june july august september october november december""".split()
-)
-_BAD_OBJECT_START = frozenset(
-    """it that this them him her you what how doing being so too very much more not no myself
-    yourself everything something anything nothing those these there here one me us when why who
-    which expected intended planned usual""".split()
-)
-_CLAUSE_START = frozenset("i we you he she they it my our his her their this that there then also".split())
-_VERBISH = frozenset("is are was were am be been have has had do does did like likes love loves live".split())
-_STRONG_STOP = re.compile(
-    r"\s*(?:[;:!?()\"]|(?<!\bSt)(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bMrs)\.(?:\s|$)|\s[-–—]\s|\s+(?:but|because|since|so|although|though|while|which|who|"
-    r"whom|whose|where|whereas|when|until|unless|if|except|as\s+well\s+as|plus)\b)",
-    re.I,
-)
-_CLAUSE_STOP = re.compile(r"\s*,|\s+(?:and|or|&)\s", re.I)
-_LIST_SPLIT = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|&)\s+", re.I)
-_TRAILING = re.compile(
-    r"(?:\s+(?:a\s+lot|very\s+much|so\s+much|too|as\s+well|also|anymore|now|these\s+days|lately|"
-    r"right\s+now|at\s+the\s+moment|at\s+all|actually|really|though|either|already|nowadays|currently|"
-    r"today|then|originally|tbh|lol|haha))+$",
-    re.I,
-)
-_TAILS = {
-    "place": re.compile(
-        r"\s+(?:for|since|with|near|as|on|from|during|last|next|this|these|ago|after|before|"
-        r"in\s+(?:a|an|the)\b)",
-        re.I,
-    ),
-    "org": re.compile(
-        r"\s+(?:as|in|on|since|during|from|with|near|remotely|part[-\s]time|full[-\s]time|these|this|"
-        r"last|next|for\s+(?:\d|a|an|the\s+(?:past|last)|about|over|almost|nearly|several|many|two|"
-        r"three|four|five|ten)\b)",
-        re.I,
-    ),
-    "role": re.compile(r"\s+(?:at|for|in|from|with|who|that|on|by|since|here|there)\b", re.I),
-    "thing": re.compile(
-        r"\s+(?:when|whenever|with|every|on\s+weekends?|in\s+the\s+(?:morning|evening|afternoon)|"
-        r"at\s+night)\b",
-        re.I,
-    ),
-    "pref": re.compile(r"\s+(?:over|rather\s+than|instead\s+of|more\s+than|than|to|when|with)\b", re.I),
-}
-_MAX_WORDS = {"role": 5, "name": 4}
 _HEDGE = re.compile(r"\b(?:i\s+think|maybe|probably|i\s+guess|perhaps|might|not\s+sure)\b", re.I)
-
-_Raw = tuple[str, str, str, float]
-_Handler = Callable[["re.Match[str]", str], list[_Raw]]
-
-
-def _clean_name(raw: str | None) -> str | None:
-    """A person's or pet's name without leading sentence words ("Yesterday Maria" → "Maria")."""
-    words = (raw or "").strip(" .,").split()
-    while words and words[0].lower().rstrip(".") in _NOT_NAMES:
-        words.pop(0)
-    return " ".join(words) or None
-
-
-def _split_list(raw: str) -> list[str]:
-    """ "jazz, hiking and good coffee" → three items; stops where a new clause starts."""
-    cut = _STRONG_STOP.search(raw)
-    items = _LIST_SPLIT.split(raw[: cut.start()] if cut else raw)
-    out = items[:1]
-    for item in items[1:]:
-        words = item.lower().split()
-        if not words or words[0] in _CLAUSE_START or len(words) > 4 or _VERBISH & set(words):
-            break
-        out.append(item)
-    return out
+_REVISION = re.compile(
+    r"\b(?:actually|instead|scratch\s+that|changed\s+my\s+mind|in\s+the\s+end|after\s+all|"
+    r"on\s+second\s+thoughts?|correction|any\s?more|no\s+longer|from\s+now\s+on|switched|"
+    r"now\s+(?:use|work|live|prefer|like))\b",
+    re.I,
+)
+_INSTEAD_OF = re.compile(r"\binstead\s+of\s+(?:the\s+|a\s+|an\s+|my\s+)?(?P<old>[^,.;!?]+)", re.I)
+#: Subject elision: "I'm vegetarian and allergic to cats" reads as "… and I'm allergic to cats".
+_ELIDED = re.compile(
+    r"(?:\s+and|,\s*(?:and\s+)?)\s+(?=(?:(?:now|currently)\s+)?(?:(?:very\s+|severely\s+)?allergic\s+to|"
+    r"based\s+in|living\s+in|married\s+to)\b)",
+    re.I,
+)
 
 
-def _objects(raw: str, kind: str, me: str) -> list[str]:
-    parts = _split_list(raw) if kind == "things" else [_first_clause(raw)]
-    kind = "thing" if kind == "things" else kind
-    out = []
-    for part in parts:
-        obj = part.strip()
-        if kind in ("thing", "pref"):
-            obj = re.sub(r"^to\s+", "", obj, flags=re.I)
-        tail = _TAILS.get(kind)
-        cut = tail.search(obj) if tail else None
-        obj = _TRAILING.sub("", obj[: cut.start()] if cut else obj).strip(" '\".,")
-        if kind in ("thing", "pref"):
-            obj = re.sub(r"^(?:the|a|an)\s+(?=[a-z])", "", obj)
-        elif kind in ("place", "org"):
-            obj = re.sub(r"^the\s+(?=[a-z])", "", obj)
-        obj = re.sub(r"^my\s+", f"{me}'s ", obj, flags=re.I)
-        words = obj.split()
-        if (
-            not words
-            or len(words) > _MAX_WORDS.get(kind, 8)
-            or len(obj) > 80
-            or words[0].lower() in _BAD_OBJECT_START
-            or (kind == "org" and obj.lower() in ("home", "night", "the moment"))
-        ):
-            continue
-        out.append(obj)
-    return out
-
-
-def _first_clause(raw: str) -> str:
-    for stop in (_STRONG_STOP, _CLAUSE_STOP):
-        cut = stop.search(raw)
-        raw = raw[: cut.start()] if cut else raw
-    return raw
-
-
-def _fact(predicate: str, confidence: float, kind: str) -> _Handler:
-    """One fact per object; the subject is the ``name`` group when the rule has one, else the speaker."""
-
-    def handle(m: re.Match[str], me: str) -> list[_Raw]:
-        subject = _clean_name(m["name"]) if "name" in m.re.groupindex else me
-        if subject is None:
-            return []
-        return [(subject, predicate, obj, confidence) for obj in _objects(m["obj"], kind, me)]
-
-    return handle
-
-
-def _relation(confidence: float) -> _Handler:
-    """``(owner, "has <relation>", name)``; the owner is the ``owner`` group or the speaker."""
-
-    def handle(m: re.Match[str], me: str) -> list[_Raw]:
-        name = _clean_name(m["obj"])
-        owner = _clean_name(m["owner"]) if "owner" in m.re.groupindex else me
-        if not name or not owner:
-            return []
-        return [(owner, "has " + " ".join(m["rel"].lower().split()), name, confidence)]
-
-    return handle
-
-
-def _named(m: re.Match[str], me: str) -> list[_Raw]:
-    name = " ".join(m["obj"].split())
-    if name.lower() in _NOT_NAMES or name.lower() in ("not", "called"):
-        return []
-    if name.lower() in _IDENTITIES:
-        return [(me, "is", name, 0.7)]
-    return [(me, "is named", name[0].upper() + name[1:], 0.8 if m["how"] else 0.7)]
-
-
-def _role(m: re.Match[str], me: str) -> list[_Raw]:
-    out = [(me, "is", role, 0.7) for role in _objects(m["obj"], "role", me)]
-    place = re.match(r"an?\s+[\w\s-]+?\s+(?:at|for)\s+(?=the\s|[A-Z])(.+)", _first_clause(m["obj"]))
-    if out and place:
-        out += [(me, "works at", org, 0.6) for org in _objects(place[1], "org", me)]
-    return out
-
-
-def _attribute(m: re.Match[str], me: str) -> list[_Raw]:
-    what = " ".join(m["what"].lower().split()).replace("blood type", "blood group")
-    what = what.replace("favourite", "favorite").replace("email address", "email")
-    return [(me, f"has {what}", obj, 0.75) for obj in _objects(m["obj"], "pref", me)]
-
-
-def _rules() -> list[tuple[re.Pattern[str], _Handler]]:
-    first_person: list[tuple[str, _Handler]] = [
+# ---------------------------------------------------------------------------------------- rules
+def _first_person() -> list[tuple[str, Handler]]:
+    return [
         (
-            r"\b(?P<how>my\s+name\s+is|my\s+name's|call\s+me|(?:people|everyone|friends)\s+call\s+me)\s+"
-            r"(?P<obj>[a-z][\w-]*(?:\s+(?-i:[A-Z])[\w-]*){0,2})",
-            _named,
+            r"\b(?P<how>my\s+name\s+is|my\s+name's|call\s+me|(?:people|everyone|everybody|friends)\s+calls?"
+            r"\s+me)\s+(?P<obj>[a-z][\w-]*(?:\s+(?-i:[A-Z])[\w-]*){0,2})",
+            named,
         ),
         (
             r"^(?:(?:hi|hello|hey)(?:\s+there|\s+all|\s+everyone)?[\s,!.]*)?"
-            + _IM
+            + IM
             + r"\s+(?P<how>called\s+)?(?P<obj>"
-            + _NAME
+            + NAME
             + r")(?=\s*(?:[,.!;]|$)|\s+(?:and|from|here)\b)",
-            _named,
+            named,
         ),
-        (_IM + r"\s+" + _ADV + _IDENTITY, _fact("is", 0.7, "name")),
+        (IM + r"\s+" + ADV + _IDENTITY, fact("is", 0.7, "name")),
+        (IM + r"\s+not\s+" + _IDENTITY + r"\s+any\s?more\b", not_identity),
+        (IM + r"\s+no\s+longer\s+" + _IDENTITY, not_identity),
         (
-            _IM + r"\s+" + _ADV + r"(?:very\s+|severely\s+|mildly\s+|highly\s+)?allergic\s+to\s+" + _OBJ,
-            _fact("is allergic to", 0.8, "things"),
+            IM + r"\s+(?P<obj>\d{1,3})(?=\s*(?:years?\s+old\b|y/?o\b|[,.!;]|$|\s+(?:and|but|now|today)\b))",
+            age,
         ),
+        (I + r"\s+(?:just\s+|recently\s+)?turned\s+(?P<obj>\d{1,3})\b", age),
         (
-            _I + r"\s+have\s+an?\s+(?P<obj>[\w-]+(?:\s+[\w-]+)?)\s+allergy\b",
-            _fact("is allergic to", 0.75, "thing"),
-        ),
-        (_IM + r"\s+(?:happily\s+)?married\s+to\s+" + _OBJ, _fact("is married to", 0.8, "org")),
-        (_IM + r"\s+(?:originally\s+)?from\s+" + _OBJ, _fact("is from", 0.75, "place")),
-        (
-            _IM + r"\s+" + _ADV + r"(?:a\s+)?(?:(?:big|huge|massive|great)\s+)?fan\s+of\s+" + _OBJ,
-            _fact("likes", 0.7, "things"),
+            IM + r"\s+" + ADV + r"(?:very\s+|severely\s+|mildly\s+|highly\s+)?allergic\s+to\s+" + OBJ,
+            fact("is allergic to", 0.8, "things"),
         ),
         (
-            _IM + r"\s+" + _ADV + r"(?=(?P<obj>an?\s+(?!(?:bit|little|lot|few|couple|tad|total|"
+            I + r"\s+have\s+an?\s+(?P<obj>[\w-]+(?:\s+[\w-]+)?)\s+allergy\b",
+            fact("is allergic to", 0.75, "thing"),
+        ),
+        (IM + r"\s+(?:happily\s+)?married\s+to\s+" + OBJ, fact("is married to", 0.8, "org")),
+        (IM + r"\s+(?:originally\s+)?from\s+" + OBJ, fact("is from", 0.75, "place")),
+        (IM + r"\s+" + NAME + r",?\s+(?:originally\s+)?from\s+" + OBJ, fact("is from", 0.75, "place")),
+        (
+            I + r"\s+(?:grew\s+up|was\s+(?:born\s+and\s+)?raised|was\s+born)\s+in\s+" + OBJ,
+            fact("is from", 0.75, "place"),
+        ),
+        (
+            IM + r"\s+" + ADV + r"(?:a\s+)?(?:(?:big|huge|massive|great)\s+)?fan\s+of\s+" + OBJ,
+            fact("likes", 0.7, "things"),
+        ),
+        (
+            IM + r"\s+" + ADV + r"(?=(?P<obj>an?\s+(?!(?:bit|little|lot|few|couple|tad|total|"
             r"(?:big\s+|huge\s+|massive\s+|great\s+)?fan)\b)[a-z].*))",
-            _role,
+            role(),
         ),
+        (I + r"(?:'ve|\s+have)\s+been\s+" + ADV + r"(?=(?P<obj>an?\s+[a-z].*))", role()),
         (
-            _I
+            I
             + r"(?:\s+"
-            + _ADV
+            + ADV
             + r"live|'ve\s+lived|\s+have\s+lived|(?:'m|\s+am)\s+"
-            + _ADV
+            + ADV
             + r"(?:living|based))\s+in\s+"
-            + _OBJ,
-            _fact("lives in", 0.8, "place"),
-        ),
-        (_I + r"\s+" + _ADV + r"(?:moved|relocated)\s+to\s+" + _OBJ, _fact("lives in", 0.7, "place")),
-        (
-            _I + r"(?:\s+" + _ADV + r"work|(?:'m|\s+am)\s+" + _ADV + r"working|'ve\s+been\s+working|"
-            r"\s+have\s+been\s+working|\s+" + _ADV + r"got\s+a\s+job)\s+(?:at|for)\s+" + _OBJ,
-            _fact("works at", 0.8, "org"),
+            + OBJ,
+            fact("lives in", 0.8, "place"),
         ),
         (
-            _I + r"(?:\s+" + _ADV + r"work|(?:'m|\s+am)\s+" + _ADV + r"working)\s+as\s+" + _OBJ,
-            _fact("works as", 0.8, "role"),
-        ),
-        (_I + r"\s+" + _ADV + r"(?:like|love|enjoy|adore)\s+" + _OBJ, _fact("likes", 0.75, "things")),
-        (_I + r"\s+" + _ADV + r"prefer\s+" + _OBJ, _fact("prefers", 0.75, "pref")),
-        (
-            _I + r"(?:\s+" + _ADV + r"(?:hate|dislike|detest|despise|loathe)|\s+(?:can't|cannot|can\s+not)"
-            r"\s+stand|\s+(?:don't|do\s+not)\s+(?:really\s+)?(?:like|enjoy|care\s+for))\s+" + _OBJ,
-            _fact("dislikes", 0.75, "things"),
+            r"(?<![\w'])[Ww]e(?:\s+" + ADV + r"live|(?:'re|\s+are)\s+" + ADV + r"(?:living|based))\s+in\s+"
+            r"(?=(?P<obj>(?-i:[A-Z]).+))",
+            fact("lives in", 0.7, "place"),
         ),
         (
-            r"\bmy\s+(?:all-time\s+)?(?P<what>favou?rite\s+[a-z]+(?:\s+[a-z]+)?)\s+(?:is|are|'s)\s+" + _OBJ,
-            _attribute,
+            WE
+            + r"(?:'ve|\s+have)?\s+"
+            + ADV
+            + r"(?:moved|relocated)\s+(?:from\s+(?P<old>(?-i:[A-Z])[\w\s]*?)\s+)?"
+            r"to\s+(?=(?P<obj>(?-i:[A-Z]).+))",
+            fact("lives in", 0.7, "place", revises=True),
+        ),
+        (
+            I + r"(?:\s+" + ADV + r"work|(?:'m|\s+am)\s+" + ADV + r"working|'ve\s+been\s+working|"
+            r"\s+have\s+been\s+working|\s+" + ADV + r"got\s+a\s+job)\s+(?:at|for)\s+" + OBJ,
+            works_at(0.8),
+        ),
+        (I + r"(?:'ve|\s+have)?\s+" + ADV + r"joined\s+(?=(?P<obj>(?-i:[A-Z]).+))", works_at(0.75)),
+        (
+            I + r"(?:\s+" + ADV + r"work|(?:'m|\s+am)\s+" + ADV + r"working)\s+as\s+" + OBJ,
+            role("works as", 0.8),
+        ),
+        (
+            I + r"(?:\s+(?:don't|do\s+not)\s+(?:really\s+)?(?P<verb>work\s+(?:at|for)|live\s+in|like|use|eat|"
+            r"drink|play|drive|own|speak)\s+(?=(?P<obj>.+?)\s+any\s?more\b))",
+            no_longer,
+        ),
+        (
+            I + r"\s+no\s+longer\s+(?P<verb>work\s+(?:at|for)|live\s+in|like|use|eat|drink|play|drive|own|"
+            r"speak)\s+" + OBJ,
+            no_longer,
+        ),
+        (
+            I + r"\s+(?:stopped|quit)\s+(?P<ger>using|eating|drinking|playing|smoking)\s+" + OBJ,
+            stopped,
+        ),
+        (
+            I + r"(?:'ve|\s+have)?\s+(?:switched|migrated|changed)(?:\s+(?:our|my|the)\s+[\w-]+)?"
+            r"\s+(?:from\s+(?P<old>.+?)\s+)?to\s+" + OBJ,
+            switched,
+        ),
+        (
+            WE + r"(?:\s+" + ADV + r"use|(?:'m|\s+am|'re|\s+are)\s+" + ADV + r"using)\s+" + OBJ,
+            fact("uses", 0.7, "tools"),
+        ),
+        (I + r"\s+" + ADV + r"(?:like|love|enjoy|adore)\s+" + OBJ, fact("likes", 0.75, "things")),
+        (I + r"\s+" + ADV + r"prefer\s+" + OBJ, fact("prefers", 0.75, "pref")),
+        (
+            I + r"'d\s+(?:much\s+)?rather\s+(?:get\s+|have\s+|receive\s+|see\s+)?" + OBJ,
+            fact("prefers", 0.7, "pref"),
+        ),
+        (
+            I + r"(?:\s+" + ADV + r"(?:hate|dislike|detest|despise|loathe)|\s+(?:can't|cannot|can\s+not)"
+            r"\s+stand|\s+" + ADV + r"(?:don't|do\s+not)\s+(?:really\s+)?(?:like|enjoy|care\s+for))\s+"
+            r"(?!.*\bany\s?more\b)" + OBJ,
+            fact("dislikes", 0.75, "things"),
+        ),
+        (I + r"\s+(?:can't|cannot|can\s+not)\s+eat\s+" + OBJ, fact("cannot eat", 0.75, "things")),
+        (I + r"\s+" + ADV + r"speak\s+" + OBJ, fact("speaks", 0.75, "langs")),
+        (I + r"\s+" + ADV + r"teach\s+" + OBJ, fact("teaches", 0.75, "things")),
+        (I + r"\s+" + ADV + r"drive\s+" + OBJ, fact("drives", 0.75, "thing")),
+        (
+            IM
+            + r"\s+"
+            + ADV
+            + r"(?P<verb>building|working\s+on|learning|writing|studying|training\s+for)\s+"
+            + OBJ,
+            lambda m, me: fact("is " + " ".join(m["verb"].lower().split()), 0.7, "phrase")(m, me),
+        ),
+        (
+            WE + r"(?:'ve|\s+have)?\s+" + ADV + r"(?:decided\s+on|picked|chose|chosen|opted\s+for|"
+            r"settled\s+on|went\s+with|gone\s+with)\s+" + OBJ,
+            fact("chose", 0.75, "choice"),
+        ),
+        (
+            r"(?<![\w'])(?:I'm|I\s+am|we're|we\s+are)\s+" + ADV + r"going\s+with\s+" + OBJ,
+            fact("chose", 0.7, "choice"),
+        ),
+        (r"\blet'?s\s+(?:go\s+with|use|pick|choose)\s+" + OBJ, fact("chose", 0.65, "choice")),
+        (
+            WE + r"(?:'ve|\s+have)?\s+" + ADV + r"decided\s+to\s+" + OBJ,
+            fact("decided to", 0.75, "phrase"),
+        ),
+        (
+            IM
+            + r"\s+"
+            + ADV
+            + r"(?:going|planning)\s+to\s+(?!(?:be|have|try|need|ask|say|check|look|see|the|a|"
+            r"an|my|bed|sleep|work|school)\b)(?=(?P<obj>(?-i:[a-z]).+))",
+            fact("plans to", 0.7, "phrase"),
+        ),
+        (I + r"\s+" + ADV + r"(?:plan|intend)\s+to\s+" + OBJ, fact("plans to", 0.7, "phrase")),
+        (
+            r"\b(?:my|our)\s+(?P<what>(?:[\w'-]+\s+){0,2}?" + _EVENTS + r"(?:\s+(?:to|with|in)\s+[\w'-]+)?)"
+            r"\s+(?:is|'s)\s+(?:(?:now\s+)?(?:scheduled|set|planned|booked)\s+)?(?P<prep>on|at|for)\s+(?P<when>.+)",
+            schedule,
+        ),
+        (
+            WE + r"(?:'ve|\s+have)?\s+(?P<moved>moved|rescheduled|changed|shifted|pushed|postponed)\s+"
+            r"(?:the|our|my)\s+(?P<what>(?:[\w'-]+\s+){0,2}?" + _EVENTS + r")\s+(?P<prep>to)\s+(?P<when>.+)",
+            schedule,
+        ),
+        (
+            I + r"(?:'ve|\s+have)\s+(?:got\s+)?an?\s+(?=(?P<obj>(?:[\w'-]+\s+){0,3}?" + _EVENTS + r"\b.*))",
+            appointment,
+        ),
+        (
+            I + r"\s+" + ADV + r"(?P<verb>go|play|run|swim|train|visit|call|cook|meet|walk|practi[cs]e|study|"
+            r"volunteer|attend|do|take|have)\s+(?P<obj>(?:(?!every\b)[\w'-]+\s+){0,4}?" + _PERIOD + r")",
+            routine,
+        ),
+        (
+            r"\bmy\s+(?:all-time\s+)?(?P<what>favou?rite\s+[a-z]+(?:\s+[a-z]+)?)\s+(?:is|are|'s)\s+" + OBJ,
+            attribute,
         ),
         (
             r"\bmy\s+(?P<what>birthday|blood\s+(?:type|group)|email(?:\s+address)?|phone\s+number)"
-            r"(?:\s+is|'s)\s+(?:on\s+)?" + _OBJ,
-            _attribute,
+            r"(?:\s+is|'s)\s+(?:on\s+)?" + OBJ,
+            attribute,
         ),
         (
             r"\bmy\s+"
+            + _REL_ADJ
             + _REL
             + r"(?:'s\s+name\s+is|\s+is\s+called|\s+is\s+named|\s+is|'s)\s+(?P<obj>"
-            + _NAME
+            + NAME
             + ")",
-            _relation(0.8),
+            relation(0.8),
         ),
-        (r"\bmy\s+" + _REL + r",?\s+(?P<obj>" + _NAME + ")", _relation(0.7)),
-        (_I + r"\s+have\s+an?\s+" + _REL + r"\s+(?:named|called)\s+(?P<obj>" + _NAME + ")", _relation(0.75)),
-        (r"(?P<obj>" + _NAME + r")\s+is\s+my\s+" + _REL, _relation(0.75)),
+        (r"\bmy\s+" + _REL_ADJ + _REL + r",?\s+(?P<obj>" + NAME + ")", relation(0.7)),
+        (I + r"\s+have\s+an?\s+" + _REL + r"\s+(?:named|called)\s+(?P<obj>" + NAME + ")", relation(0.75)),
+        (r"(?P<obj>" + NAME + r")\s+is\s+my\s+" + _REL, relation(0.75)),
+        (
+            r"\bmy\s+(?P<rels>kids|children|sons|daughters|sisters|brothers|cats|dogs)\s+are\s+(?:called|named)\s+"
+            + OBJ,
+            plural_relation,
+        ),
     ]
-    who = r"(?P<name>" + _NAME + r")\s+" + _ADV
-    third_person: list[tuple[str, _Handler]] = [
+
+
+def _third_person_rules() -> list[tuple[str, Handler]]:
+    who = r"(?:(?P<name>" + NAME + r")|" + _MY_REL + r")\s+" + ADV
+    return [
         (
             who + r"(?:lives\s+in|has\s+lived\s+in|is\s+living\s+in|is\s+based\s+in|moved\s+to|"
-            r"relocated\s+to)\s+" + _OBJ,
-            _fact("lives in", 0.7, "place"),
+            r"relocated\s+to)\s+" + OBJ,
+            fact("lives in", 0.7, "place"),
         ),
         (
-            who + r"(?:works|has\s+been\s+working|is\s+working)\s+(?:at|for)\s+" + _OBJ,
-            _fact("works at", 0.7, "org"),
+            who + r"(?:works|has\s+been\s+working|is\s+working)\s+(?:at|for)\s+" + OBJ,
+            works_at(0.7),
         ),
-        (who + r"works\s+as\s+" + _OBJ, _fact("works as", 0.7, "role")),
-        (who + r"(?:likes|loves|enjoys|adores)\s+" + _OBJ, _fact("likes", 0.65, "things")),
+        (who + r"works\s+as\s+" + OBJ, role("works as", 0.7)),
+        (who + r"(?:likes|loves|enjoys|adores)\s+" + OBJ, fact("likes", 0.65, "things")),
         (
-            who + r"(?:hates|dislikes|detests|can't\s+stand|(?:doesn't|does\s+not)\s+like)\s+" + _OBJ,
-            _fact("dislikes", 0.65, "things"),
+            who + r"(?:hates|dislikes|detests|can't\s+stand|(?:doesn't|does\s+not)\s+like)\s+" + OBJ,
+            fact("dislikes", 0.65, "things"),
         ),
-        (who + r"prefers\s+" + _OBJ, _fact("prefers", 0.65, "pref")),
+        (who + r"prefers\s+" + OBJ, fact("prefers", 0.65, "pref")),
         (
-            who + r"is\s+(?:very\s+|severely\s+)?allergic\s+to\s+" + _OBJ,
-            _fact("is allergic to", 0.7, "things"),
+            who + r"is\s+(?:very\s+|severely\s+)?allergic\s+to\s+" + OBJ,
+            fact("is allergic to", 0.7, "things"),
         ),
-        (r"(?P<obj>" + _NAME + r")\s+is\s+(?P<owner>" + _NAME + r")'s\s+" + _REL, _relation(0.7)),
+        (who + r"drives\s+" + OBJ, fact("drives", 0.65, "thing")),
+        (who + r"(?:just\s+|recently\s+)?turned\s+(?P<obj>\d{1,3})\b", age),
+        (who + r"is\s+(?P<obj>\d{1,3})(?=\s*(?:years?\s+old\b|[,.!;]|$))", age),
+        (
+            r"\bmy\s+(?:" + _REL_WORDS + r")\b,?\s+(?P<name>" + NAME + r")\s+is\s+(?=(?P<obj>an?\s+[a-z].*))",
+            role(),
+        ),
+        (r"(?P<obj>" + NAME + r")\s+is\s+(?P<owner>" + NAME + r")'s\s+" + _REL, relation(0.7)),
+        (
+            r"(?P<owner>"
+            + NAME
+            + r")\s+has\s+an?\s+"
+            + _REL
+            + r"\s+(?:named|called)\s+(?P<obj>"
+            + NAME
+            + ")",
+            relation(0.7),
+        ),
     ]
-    return [(re.compile(p, re.I), h) for p, h in first_person + third_person]
 
 
-_RULES = _rules()
+_RULES = [(re.compile(p, re.I), h) for p, h in _first_person() + _third_person_rules()]
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower() for w in TOKEN.findall(text)}
+
+
+def without_clipped(facts: list[ExtractedFact]) -> list[ExtractedFact]:
+    """``facts`` without those another fact says in full: of "prefers short answers" and
+    "prefers short answers with code" (same subject and predicate) only the second stays.
+
+    Examples:
+        >>> short = ExtractedFact("Ana", "prefers", "short answers", 0.8)
+        >>> full = ExtractedFact("Ana", "prefers", "short answers with code", 0.8)
+        >>> without_clipped([short, full]) == [full]
+        True
+    """
+    words = [_words(f.object) for f in facts]
+    return [
+        f
+        for i, f in enumerate(facts)
+        if not any(
+            j != i
+            and o.subject.lower() == f.subject.lower()
+            and o.predicate == f.predicate
+            and words[i] < words[j]
+            for j, o in enumerate(facts)
+        )
+    ]
 
 
 def extract_facts(text: str, me: str) -> list[ExtractedFact]:
@@ -338,25 +378,44 @@ def extract_facts(text: str, me: str) -> list[ExtractedFact]:
         text: What was said.
         me: Who said it: the subject of first-person statements.
 
-    Example:
+    Examples:
         >>> facts = extract_facts("My sister Maria lives in Lisbon.", "Ana")
         >>> [(f.subject, f.predicate, f.object) for f in facts]
         [('Ana', 'has sister', 'Maria'), ('Maria', 'lives in', 'Lisbon')]
+        >>> [fact] = extract_facts("Actually I decided on the MacBook Air instead.", "Sam")
+        >>> (fact.predicate, fact.object, fact.revises)
+        ('chose', 'MacBook Air', True)
     """
-    hits: list[tuple[int, int, int, _Raw]] = []
-    for s_index, sentence in enumerate(sentences(text)):
-        if sentence.endswith("?"):
+    hits: list[tuple[int, int, int, RawFact]] = []
+    for s_index, raw_sentence in enumerate(sentences(text)):
+        if raw_sentence.endswith("?"):
             continue  # questions state nothing
+        sentence = (
+            _ELIDED.sub(" and I'm ", raw_sentence) if re.search(IM, raw_sentence, re.I) else raw_sentence
+        )
         hedge = 0.1 if _HEDGE.search(sentence) else 0.0
+        revision = bool(_REVISION.search(sentence))
+        instead = _INSTEAD_OF.search(sentence)
+        instead_of = first_clause(instead["old"]).strip() if instead else None
         for r_index, (pattern, handle) in enumerate(_RULES):
             for m in pattern.finditer(sentence):
-                for subject, predicate, obj, confidence in handle(m, me):
-                    if same_name(subject, obj):  # "michael is named Michael" says nothing
+                for raw in handle(m, me):
+                    if same_name(raw.subject, raw.object):  # "michael is named Michael" says nothing
                         continue
-                    hits.append((s_index, m.start(), r_index, (subject, predicate, obj, confidence - hedge)))
+                    replaces = raw.replaces or (
+                        instead_of if instead_of and not same_name(instead_of, raw.object) else None
+                    )
+                    fact = raw._replace(
+                        confidence=raw.confidence - hedge,
+                        revises=raw.revises or revision or replaces is not None,
+                        replaces=replaces,
+                    )
+                    hits.append((s_index, m.start(), r_index, fact))
     found: dict[tuple[str, str, str], ExtractedFact] = {}
-    for *_, (subject, predicate, obj, confidence) in sorted(hits, key=lambda h: h[:3]):
-        key = (subject.lower(), predicate, obj.lower())
-        if key not in found or found[key].confidence < confidence:
-            found[key] = ExtractedFact(subject, predicate, obj, round(confidence, 2))
-    return list(found.values())
+    for *_, r in sorted(hits, key=lambda h: h[:3]):
+        key = (r.subject.lower(), r.predicate, r.object.lower())
+        if key not in found or found[key].confidence < r.confidence:
+            found[key] = ExtractedFact(
+                r.subject, r.predicate, r.object, round(r.confidence, 2), r.revises, r.replaces
+            )
+    return without_clipped(list(found.values()))

@@ -27,6 +27,7 @@ transport's ``complete`` and :meth:`LLMProvider._arun` with ``acomplete``, so th
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import time
 from collections.abc import Awaitable, Callable, Generator
@@ -62,6 +63,7 @@ from ucma_core.providers.protocols import (
     ExtractedFact,
     ExtractedProcedure,
 )
+from ucma_core.providers.text import same_name
 
 __all__ = ["LLMProvider"]
 
@@ -106,15 +108,16 @@ class LLMProvider:
         InvalidInputError: ``transport`` has no ``complete`` method, a number is out of
             range, or ``importance_fallback`` cannot score importance.
 
-    Example:
+    Examples:
         >>> import json
         >>> class Canned:
         ...     def complete(self, system: str, user: str) -> str:
         ...         fact = {"subject": "Ana", "predicate": "lives in", "object": "Lisbon", "confidence": 0.9}
         ...         return json.dumps({"items": [{"index": 0, "facts": [fact]}]})
         >>> provider = LLMProvider(Canned())
-        >>> provider.extract_facts(["I live in Lisbon"], speakers=["Ana"])
-        [[ExtractedFact(subject='Ana', predicate='lives in', object='Lisbon', confidence=0.9)]]
+        >>> [[fact]] = provider.extract_facts(["I live in Lisbon"], speakers=["Ana"])
+        >>> fact.subject, fact.predicate, fact.object, fact.confidence
+        ('Ana', 'lives in', 'Lisbon', 0.9)
     """
 
     def __init__(
@@ -288,7 +291,7 @@ class LLMProvider:
             parse = partial(parse_items, count=len(batch), key="facts", check=check_facts)
             found = yield _Request("facts", payload, parse)
             for i, facts in zip(batch, found, strict=True):
-                out[i] = facts
+                out[i] = _as_speaker(facts, (who[i] or "").strip() or "user")
         return out
 
     def _procedure(self, episodes: list[str]) -> _Plan[ExtractedProcedure | None]:
@@ -317,7 +320,7 @@ class LLMProvider:
         for batch in _chunks(checked, self._batch_size):
             payload = {
                 "items": [
-                    {"index": k, "older": _triple(old), "newer": _triple(new)}
+                    {"index": k, "older": _triple(old), "newer": _triple(new, revision=True)}
                     for k, (old, new) in enumerate(batch)
                 ]
             }
@@ -424,5 +427,27 @@ def _cap_words(text: str, max_words: int) -> str:
     return text if len(words) <= max_words else " ".join(words[:max_words]).rstrip(".,;:") + "…"
 
 
-def _triple(fact: ExtractedFact) -> dict[str, str]:
-    return {"subject": fact.subject, "predicate": fact.predicate, "object": fact.object}
+def _triple(fact: ExtractedFact, *, revision: bool = False) -> dict[str, Any]:
+    """The fact as JSON; with ``revision``, whether it revises an earlier one and what it replaces."""
+    out: dict[str, Any] = {"subject": fact.subject, "predicate": fact.predicate, "object": fact.object}
+    if revision and fact.revises:
+        out["revises"] = True
+    if revision and fact.replaces:
+        out["replaces"] = fact.replaces
+    return out
+
+
+#: Subjects a model may write for the speaker instead of their name.
+_FIRST_PERSON = frozenset({"i", "me", "myself", "user", "the user", "speaker", "the speaker"})
+
+
+def _as_speaker(facts: list[ExtractedFact], speaker: str) -> list[ExtractedFact]:
+    """Facts with a first-person subject ("I", "the user") given to the speaker; self-naming
+    facts that this reveals ("the user is named Ana", said by Ana) are dropped."""
+    out = []
+    for fact in facts:
+        if fact.subject.strip().lower() in _FIRST_PERSON:
+            fact = dataclasses.replace(fact, subject=speaker)
+        if not same_name(fact.subject, fact.object):
+            out.append(fact)
+    return out

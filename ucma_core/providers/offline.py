@@ -4,7 +4,8 @@
 method with rules: importance from :class:`~ucma_core.importance.HeuristicImportance`,
 extractive summaries (:mod:`~ucma_core.providers.summary`), pattern-matched facts
 ("I live in Lisbon", "my sister Maria works at Acme": :mod:`~ucma_core.providers.fact_rules`),
-procedures and lessons from troubleshooting stories (:mod:`~ucma_core.providers.story`),
+procedures from how-to answers (:mod:`~ucma_core.providers.howto`) and, with lessons, from
+troubleshooting stories (:mod:`~ucma_core.providers.story`),
 and conflicts between single-valued facts (:mod:`~ucma_core.providers.conflicts`). It is
 the default when no LLM is configured and the reference the LLM providers are checked
 against. It favours precision: text it does not recognise gives no facts rather than
@@ -24,6 +25,7 @@ from ucma_core.providers.checks import (
 )
 from ucma_core.providers.conflicts import facts_conflict
 from ucma_core.providers.fact_rules import extract_facts
+from ucma_core.providers.howto import how_to_procedure
 from ucma_core.providers.protocols import DistilledLearning, ExtractedFact, ExtractedProcedure
 from ucma_core.providers.story import Story, gerund, imperative
 from ucma_core.providers.summary import summarize_group
@@ -38,7 +40,7 @@ _HEURISTIC = HeuristicImportance()
 class OfflineProvider:
     """Rule-based :class:`~ucma_core.providers.protocols.Provider`: same input, same answer.
 
-    Example:
+    Examples:
         >>> provider = OfflineProvider()
         >>> [facts] = provider.extract_facts(["I live in Lisbon and I love jazz."], speakers=["Ana"])
         >>> [(f.subject, f.predicate, f.object) for f in facts]
@@ -86,12 +88,20 @@ class OfflineProvider:
         ]
 
     def extract_procedure(self, episodes: list[str]) -> ExtractedProcedure | None:
-        """The action steps of a story that ends in success, or ``None``.
+        """The steps of a how-to answer, or the action steps of a story that ends in success;
+        ``None`` without either.
+
+        A how-to answer is a question asking how to do something followed by the turns that
+        answer it (:func:`~ucma_core.providers.howto.how_to_procedure`).
 
         Raises:
             InvalidInputError: ``episodes`` is not a list of strings.
         """
-        story = Story(check_episodes(episodes))
+        checked = check_episodes(episodes)
+        how_to = how_to_procedure(checked)
+        if how_to is not None:
+            return how_to
+        story = Story(checked)
         if story.outcome is not True or not story.steps:
             return None
         topic = story.topic()

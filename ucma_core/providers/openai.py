@@ -57,7 +57,7 @@ class OpenAIProvider(LLMProvider, OpenAIClientOwner):
         ConfigurationError: ``client`` together with ``api_key``/``base_url``, or an empty model.
         InvalidInputError: A numeric argument is out of range.
 
-    Example:
+    Examples:
         >>> provider = OpenAIProvider("gpt-4o-mini", api_key="sk-...")
         >>> provider.score_importance("ok thanks", source="user") < 0.2  # offline by default
         True

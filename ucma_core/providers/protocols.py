@@ -36,12 +36,20 @@ __all__ = [
 
 @dataclass(frozen=True)
 class ExtractedFact:
-    """A subject–predicate–object statement found in text, with a confidence in [0, 1]."""
+    """A subject–predicate–object statement found in text, with a confidence in [0, 1].
+
+    ``revises`` marks a statement that corrects or updates an earlier one ("actually I
+    decided on…", "we moved to…", "not … anymore"); ``replaces`` is the earlier value it
+    names, when it names one ("instead of the ThinkPad", "switched from vim"). The sleep
+    cycle uses both to let the revision supersede the stale fact.
+    """
 
     subject: str
     predicate: str
     object: str
     confidence: float
+    revises: bool = False
+    replaces: str | None = None
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from collections import Counter
 from ucma_core.outcomes import outcome
 from ucma_core.providers.text import TOKEN, content_words, sentences
 
-__all__ = ["Story", "gerund", "imperative"]
+__all__ = ["VERB_FORMS", "Story", "gerund", "imperative"]
 
 Step = tuple[str, str]  # (verb, rest): ("add", "a leeway to decode()")
 
@@ -56,6 +56,8 @@ def _inflect(base: str) -> tuple[str, str]:
 
 
 _FORMS = {form: base for base in _VERBS for form in (base, *_inflect(base))}
+#: Every form of the action verbs a story's steps start with, mapped to its base ("added" → "add").
+VERB_FORMS = _FORMS
 _STEP = re.compile(
     r"^(?:(?:then|so|next|first|finally|after\s+that|afterwards|eventually|later|also|and)\b[,\s]*)*"
     r"(?:(?:I|we)\s+(?:then\s+|also\s+|finally\s+|first\s+|just\s+)?)?"
@@ -63,6 +65,7 @@ _STEP = re.compile(
     r"(?P<verb>[a-z]+)\b(?P<rest>.*)$",
     re.I,
 )
+_FIXED = re.compile(r"^(?:fixed|solved|resolved|done)\s*[:\-\u2013\u2014]\s+", re.I)
 _PROBLEM = re.compile(
     r"\b(?:errors?|bugs?|fail\w*|broken|broke|breaks|crash\w*|issues?|problems?|exceptions?|timeouts?|"
     r"timed\s+out|wrong|unexpected(?:ly)?|instead\s+of|expir\w*|slow|missing|can't|cannot|couldn't|"
@@ -94,7 +97,7 @@ class Story:
             failure, ``None`` when no sentence reports one.
         success_line: The last sentence that reported a success.
 
-    Example:
+    Examples:
         >>> story = Story(["Build fails on CI.", "Pinned numpy to 1.26.", "Works now."])
         >>> story.problem, story.steps, story.outcome
         ('Build fails on CI', [('pin', 'numpy to 1.26')], True)
@@ -106,11 +109,12 @@ class Story:
         self.outcome: bool | None = None
         self.success_line = ""
         self._words: Counter[str] = Counter()
-        for line in (s.rstrip(".! ") for e in episodes for s in sentences(e)):
+        for line in (c.rstrip(".! ") for e in episodes for s in sentences(e) for c in _clauses(s)):
             self._words.update(w for w in content_words(line) if w not in _GENERIC and not w.isdigit())
             said = outcome(line)
-            only_outcome = said is not None and not set(content_words(line)) - _OUTCOME_WORDS
-            step = None if only_outcome else _step(line)
+            action = _FIXED.sub("", line)  # "Fixed: added a leeway" reports success and a step
+            only_outcome = said is not None and not set(content_words(action)) - _OUTCOME_WORDS
+            step = None if only_outcome else _step(action)
             if step:
                 self.steps.append(step)
             elif not only_outcome and not self.problem and _PROBLEM.search(line):
@@ -142,6 +146,11 @@ def gerund(step: Step) -> str:
     """A step as something done: ``("add", "a leeway")`` → ``"adding a leeway"``."""
     verb, _, more = step[0].partition(" ")
     return " ".join(p for p in (_inflect(verb)[1], more, step[1]) if p)
+
+
+def _clauses(sentence: str) -> list[str]:
+    """A sentence's clauses for story reading, split at "; " ("Fixed: added a leeway; works now")."""
+    return [c for c in re.split(r";\s+", sentence) if c.strip()]
 
 
 def _step(line: str) -> Step | None:

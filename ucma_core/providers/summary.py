@@ -26,7 +26,7 @@ def summarize_group(group: list[str], max_words: int) -> str:
         group: The texts to summarise.
         max_words: The word budget (at least 1).
 
-    Example:
+    Examples:
         >>> summarize_group(["Short note."], 10)
         'Short note.'
     """

@@ -19,7 +19,7 @@ _SENTENCE_END = re.compile(
 def sentences(text: str) -> list[str]:
     """The sentences of ``text`` (curly apostrophes made straight), without empty ones.
 
-    Example:
+    Examples:
         >>> sentences("Dr. Patel called. It’s fixed!\\nThanks")
         ['Dr. Patel called.', "It's fixed!", 'Thanks']
     """
@@ -30,7 +30,7 @@ def sentences(text: str) -> list[str]:
 def content_words(text: str) -> list[str]:
     """Lower-cased words that carry meaning (no stop words, no single letters).
 
-    Example:
+    Examples:
         >>> content_words("The JWT tokens expire after 5 minutes")
         ['jwt', 'tokens', 'expire', '5', 'minutes']
     """
@@ -53,7 +53,7 @@ def join(parts: list[str], sep: str) -> str:
 def same_name(a: str, b: str) -> bool:
     """Whether two names are written the same, ignoring case, spacing and outer punctuation.
 
-    Example:
+    Examples:
         >>> same_name("michael", " Michael. "), same_name("Ana", "Ana Silva")
         (True, False)
     """

@@ -67,8 +67,8 @@ def check_metadata_filter(value: object) -> MetadataFilter:
 def _holds(actual: object, op: str, operand: Any) -> bool:
     if op == "$eq":
         if _numbers(actual, operand):
-            return actual == operand
-        return type(actual) is type(operand) and actual == operand
+            return bool(actual == operand)
+        return type(actual) is type(operand) and bool(actual == operand)
     if op == "$ne":
         return not _holds(actual, "$eq", operand)
     if op == "$in":

@@ -1,11 +1,24 @@
 """Combine retrieval signals into one relevance per candidate (pure functions).
 
-Each candidate carries raw signals: ``dense`` (cosine similarity), ``keyword``
-(BM25), and the structured ones in [0, 1] — ``entity``, ``time``, ``speaker``,
-``kind`` (matches the routed kind) and ``graph`` (spreading activation). Dense
-and keyword are normalised per query by the best score among the candidates, so
-each lies in [0, 1] whatever the embedder or corpus. The weighted sum is divided
-by the weights of the signals in play, which keeps relevance in [0, 1].
+Each candidate carries raw signals: ``dense`` (cosine similarity), ``keyword`` (BM25) and
+the structured ones in [0, 1] — ``entity`` (the entity index), ``speaker``, ``kind``
+(matches the routed kind), ``graph`` (spreading activation), ``context`` (the session
+turn it answers matched) and ``hop`` (it mentions a name the best matches mention).
+
+Dense and keyword scores are calibrated per query before they are weighed:
+
+* keyword (BM25) is divided by the best score among the candidates;
+* dense is spread between a floor and the best: cosine similarities of short, generic
+  texts bunch up just below the best, so dividing by the best alone lets them tie with
+  the one memory that shares the question's rare words. The floor is a quantile of the
+  candidates' similarities (``FusionConfig.dense_floor``), so only clearly closer
+  memories keep a high dense score;
+* a reciprocal-rank term (``FusionConfig.rank_fusion``) adds the two rankings' order,
+  which no score scale can distort.
+
+The weighted sum is divided by the weights of the signals in play, which keeps relevance in
+[0, 1]. Time is not a signal here: :func:`ucma_core.retrieval.timefit.modulate` lifts the
+relevance of memories that fit the time asked about.
 """
 
 from __future__ import annotations
@@ -14,13 +27,65 @@ from collections.abc import Iterable, Mapping
 
 from ucma_core.config import FusionConfig
 
-__all__ = ["SIGNALS", "fuse"]
+__all__ = ["SIGNALS", "calibrated", "fuse"]
 
-SIGNALS = ("dense", "keyword", "entity", "time", "speaker", "kind", "graph")
+SIGNALS = ("dense", "keyword", "entity", "speaker", "kind", "graph", "hop")
+#: Fewest candidates with a dense score for the dense floor to apply.
+MIN_POOL = 10
+#: The constant of reciprocal-rank fusion (rank r scores 1 / (RRF_K + r)).
+RRF_K = 60
 
 
 def _weight(config: FusionConfig, signal: str) -> float:
     return float(getattr(config, signal))
+
+
+def _quantile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return 0.0
+    position = q * (len(ordered) - 1)
+    low = int(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def calibrated(
+    signals: Mapping[str, Mapping[str, float]], config: FusionConfig
+) -> dict[str, dict[str, float]]:
+    """Dense and keyword scores mapped to [0, 1] for this query (see the module docstring);
+    the structured signals as they are."""
+    dense = [max(0.0, s.get("dense", 0.0)) for s in signals.values()]
+    best_dense = max(dense, default=0.0)
+    # the floor needs a pool to be a floor: with few candidates every one may be relevant
+    floor = _quantile(dense, config.dense_floor) if config.dense_floor > 0 and len(dense) >= MIN_POOL else 0.0
+    if best_dense - floor < 1e-6:
+        floor = 0.0
+    best_keyword = max((s.get("keyword", 0.0) for s in signals.values()), default=0.0)
+    out: dict[str, dict[str, float]] = {}
+    for memory_id, sig in signals.items():
+        values = {k: min(1.0, max(0.0, v)) for k, v in sig.items() if k not in ("dense", "keyword")}
+        d = max(0.0, sig.get("dense", 0.0))
+        values["dense"] = (max(0.0, d - floor) / (best_dense - floor)) if best_dense > floor else 0.0
+        k = sig.get("keyword", 0.0)
+        values["keyword"] = k / best_keyword if best_keyword > 0 and k > 0 else 0.0
+        out[memory_id] = values
+    return out
+
+
+def _ranks(signals: Mapping[str, Mapping[str, float]], signal: str) -> dict[str, int]:
+    """1-based ranks by ``signal``; equal scores (to 6 significant digits: index statistics
+    leave float noise) share a rank, so the order of ties cannot move a score."""
+    scores = {i: float(f"{s[signal]:.6g}") for i, s in signals.items() if s.get(signal, 0.0) > 0}
+    counts: dict[float, int] = {}
+    for value in scores.values():
+        counts[value] = counts.get(value, 0) + 1
+    rank_of: dict[float, int] = {}
+    seen = 0
+    for value in sorted(counts, reverse=True):
+        rank_of[value] = seen + 1
+        seen += counts[value]
+    return {i: rank_of[v] for i, v in scores.items()}
 
 
 def fuse(
@@ -31,16 +96,27 @@ def fuse(
     ``active`` names the signals that apply to this query (dense always does); a
     signal not in play adds neither to the score nor to the divisor.
     """
-    in_play = [s for s in SIGNALS if s in set(active) | {"dense"} and _weight(config, s) > 0]
-    best = {s: max((c.get(s, 0.0) for c in signals.values()), default=0.0) for s in ("dense", "keyword")}
+    playing = set(active) | {"dense"}
+    in_play = [s for s in SIGNALS if s in playing and _weight(config, s) > 0]
     total = sum(_weight(config, s) for s in in_play) or 1.0
+    values = calibrated(signals, config)
     fused: dict[str, float] = {}
-    for memory_id, sig in signals.items():
-        score = 0.0
-        for s in in_play:
-            value = max(0.0, sig.get(s, 0.0))
-            if s in best:
-                value = value / best[s] if best[s] > 0 else 0.0
-            score += _weight(config, s) * min(1.0, value)
-        fused[memory_id] = score / total
+    for memory_id, sig in values.items():
+        fused[memory_id] = sum(_weight(config, s) * sig.get(s, 0.0) for s in in_play) / total
+    share = config.rank_fusion
+    if share > 0:
+        ranks = [_ranks(signals, s) for s in ("dense", "keyword") if s in in_play]
+        rrf = {i: sum(1.0 / (RRF_K + r[i]) for r in ranks if i in r) for i in signals}
+        best = max(rrf.values(), default=0.0)
+        if best > 0:
+            fused = {i: (1 - share) * fused[i] + share * rrf[i] / best for i in fused}
+    if "context" in playing and config.context > 0:
+        # context closes part of the gap to the best match: a reply with no words of its own rises
+        # to ``context`` of the best when the turn it answers is the best; among replies saying the
+        # same thing, the one whose context matches comes first
+        top = max(fused.values(), default=0.0)
+        fused = {
+            i: v + config.context * values[i].get("context", 0.0) * max(0.0, top - v)
+            for i, v in fused.items()
+        }
     return fused

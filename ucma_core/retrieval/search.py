@@ -2,18 +2,23 @@
 
 Sources of candidates (all within the caller's scope and filters):
 
-* dense — Chroma nearest neighbours of the query vector;
-* keyword — BM25 over the FTS5 keyword index;
-* time — when the router resolved a time range (or anchored one on an event the
-  query names), dense and keyword search again inside that range;
+* dense — Chroma nearest neighbours of the query vector (the query without its time words);
+* keyword — BM25 over the FTS5 keyword index (the query with its time words: memories say
+  "last summer" too);
+* time — when the router read a time (or anchored one on an event the query names), dense
+  and keyword search again inside its span, widened by its graded edges;
 * speaker — "what did Caroline say …": dense search among episodes Caroline took part in;
 * entity — facts whose subject or object is named in the query, and the episodes they came from;
 * kind — procedures for "how do I …" questions;
+* hop — memories naming the people and places the best matches name (a second hop);
+* context — the session turns next to the best matches (a reply carries what it answers);
 * graph — bounded spreading activation from the best candidates.
 
-:func:`~ucma_core.retrieval.fusion.fuse` turns the signals into a relevance, the
-multi-factor rank weighs it with importance, recency and retention, MMR removes
-near-duplicates, and every memory returned is reinforced.
+:func:`~ucma_core.retrieval.fusion.fuse` turns the signals into a relevance, the time the
+question names lifts the memories that fit it (:mod:`~ucma_core.retrieval.timefit`: evidence,
+not a filter), the multi-factor rank weighs relevance with importance, recency and retention,
+MMR removes near-duplicates, and every memory returned is reinforced. Each result carries the
+router's decision, with the reasons of its time signal, and its neighbouring turns.
 """
 
 from __future__ import annotations
@@ -21,20 +26,25 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 import numpy as np
 
-from ucma_core.records import MemoryRecord, MemoryType, RetrievalResult, RouteDecision
+from ucma_core.records import MemoryRecord, MemoryType, RetrievalResult, RouteDecision, Source
+from ucma_core.retrieval.context import Turns, context_evidence, invites_reply, names, session_window
 from ucma_core.retrieval.diversify import mmr
 from ucma_core.retrieval.filters import Filters
 from ucma_core.retrieval.fusion import fuse
 from ucma_core.retrieval.ranking import Factors, factors, is_current
 from ucma_core.retrieval.router import Route, RouteKind, route
+from ucma_core.retrieval.timefit import TimeAsk, fit, modulate, recency_fit
+from ucma_core.retrieval.timesignal import DAY, Span
 from ucma_core.storage import codec
 from ucma_core.stores.folder import FolderStores
+from ucma_core.timezones import zone
 
 __all__ = ["Retriever", "first_person"]
 
@@ -51,7 +61,7 @@ def first_person(query: str, user_id: str | None) -> str:
     before ``-``, ``_``, ``.``, ``@`` or a space), case-insensitively, becomes "my"
     (possessive) or "I".
 
-    Example:
+    Examples:
         >>> first_person("Where does Ana's sister live?", "ana")
         'Where does my sister live?'
     """
@@ -95,6 +105,7 @@ class Retriever:
                 decided,
                 kind=kind,
                 time_range=decided.time_range if keep_time else None,
+                time=decided.time if keep_time else None,
                 anchor=decided.anchor if keep_time else None,
                 reason=f"set by caller ({decided.kind.value} by the router)",
                 topic=decided.topic if keep_time else query,
@@ -117,12 +128,15 @@ class Retriever:
         fusion = ctx.config.fusion
         plan = self.plan(query, now, kind)
         n = max(fusion.min_candidates, k * fusion.candidates_per_result)
-        topic = first_person(plan.topic or query, None if filters.any_user else filters.user_id)  # type: ignore[arg-type]
-        keyword = self._in_background(lambda: self._keyword(topic, n, filters, None))
-        qvec = ctx.embedder.embed([topic])[0]
+        user = None if filters.any_user else filters.user_id
+        dense_text = first_person(plan.topic or query, user)  # type: ignore[arg-type]
+        keyword_text = first_person(query, user)  # type: ignore[arg-type]
+        keyword = self._in_background(lambda: self._keyword(keyword_text, n, filters, None))
+        qvec = ctx.embedder.embed([dense_text])[0]
         signals: dict[str, dict[str, float]] = defaultdict(dict)
         vectors: dict[str, np.ndarray] = {}
         active = {"dense", "graph"}
+        notes: list[str] = []
 
         def add_dense(found: list[tuple[str, float, np.ndarray]]) -> None:
             for memory_id, distance, vector in found:
@@ -138,12 +152,15 @@ class Retriever:
         if any("keyword" in s for s in signals.values()):
             active.add("keyword")
 
-        time_range = plan.time_range or self._anchor_range(plan, qvec, filters, now)
-        if time_range is not None and filters.time_range is None:
-            active.add("time")
-            ranged = dataclasses.replace(filters, time_range=time_range)
-            add_dense(ctx.backend.vectors.nearest(qvec, n, ranged.where()))
-            add_keyword(self._keyword(topic, n, ranged, None))
+        ask = self._time_ask(plan, filters, now, notes) if filters.time_range is None else None
+        if ask is not None and ask.span is not None:
+            lo, hi = ask.span.widened()
+            ranged = dataclasses.replace(filters, time_range=(max(0.0, lo), hi))
+            in_range = ctx.backend.vectors.nearest(qvec, n, ranged.where())
+            add_dense(in_range)
+            add_keyword(self._keyword(keyword_text, n, ranged, None))
+            if not in_range:
+                notes.append("no memory is dated then: only what memories say about their own time counts")
         if plan.speaker:
             active.add("speaker")
             where = _and(filters.where(), {codec.participant_key(plan.speaker): True})
@@ -158,12 +175,22 @@ class Retriever:
             for memory_id, strength in entity_hits.items():
                 signals[memory_id]["entity"] = max(signals[memory_id].get("entity", 0.0), strength)
 
-        self._mark_structured(signals, plan, time_range)
-        reached = self._expand(signals, filters, active)
-        self._mark_structured({i: signals[i] for i in reached}, plan, time_range)
+        self._mark_structured(signals, plan)
+        pre = _strength(fuse(self._admissible(signals, filters), fusion, active - {"graph"}))
+        turns = Turns(ctx.backend.graph)
+        event = ask.event if ask is not None else None
+        texts = self._texts(self._worth_reading(pre, turns, ask))
+        if self._hop(signals, pre, texts, keyword_text, user, filters):
+            active.add("hop")
+        if self._context(signals, pre, texts, turns, event):
+            active.add("context")
+        reached = self._expand(signals, pre, filters)
+        self._mark_structured({i: signals[i] for i in reached}, plan)
         nodes = self._complete(signals, vectors, filters, qvec)
 
         relevance = fuse(signals, fusion, active)
+        if ask is not None:
+            relevance = self._timed(ask, relevance, nodes, texts, signals, notes)
         weights = ctx.config.ranking
         scored: dict[str, tuple[float, Factors]] = {}
         for memory_id, node in nodes.items():
@@ -183,13 +210,205 @@ class Retriever:
             if diversify
             else ranked[:k]
         )
-        route_note = RouteDecision(plan.kind.value, plan.reason)
-        records = ctx.backend.fetch(order)
-        top = [self._result(records[i], *scored[i], signals[i], route_note) for i in order if i in records]
+        reason = "; ".join([plan.reason, *notes]) if notes else plan.reason
+        route_note = RouteDecision(plan.kind.value, reason)
+        windows = (
+            {i: session_window(turns, i, fusion.context_turns) for i in order} if fusion.context_turns else {}
+        )
+        records = ctx.backend.fetch([*order, *{j for b, a in windows.values() for j in (*b, *a)}])
+        top = [
+            self._result(
+                records[i], *scored[i], signals[i], route_note, _around(records, *windows.get(i, ((), ())))
+            )
+            for i in order
+            if i in records
+        ]
         with ctx.backend.graph.batch():
             for result in top:
                 ctx.reinforce(result.id, now)
         return top
+
+    # ------------------------------------------------------------------ time
+    def _time_ask(self, plan: Route, filters: Filters, now: float, notes: list[str]) -> TimeAsk | None:
+        """What the time the router read asks for; for "before / after <event>", the span is
+        anchored on the memory that best matches the event, including its day and session."""
+        if plan.time is not None:
+            span = plan.time.span
+            if span is None:
+                notes.append("the newest matching memories are preferred")
+                return TimeAsk(None, plan.time.words)
+            notes.append(f"graded edges ±{_days(span.margin)}")
+            return TimeAsk(span, plan.time.words)
+        if not plan.anchor or plan.time_range is not None or plan.kind is not RouteKind.TEMPORAL:
+            return None
+        user = None if filters.any_user else filters.user_id
+        anchor = self._anchor(first_person(plan.anchor, user), filters)  # type: ignore[arg-type]
+        node = self._ctx.backend.graph.node(anchor) if anchor else None
+        if node is None:
+            notes.append("no memory matches the event")
+            return None
+        at = float(node["timestamp"])
+        tz = zone(self._ctx.config.timezone)
+        day = datetime.fromtimestamp(at, tz).date()
+        first = datetime(day.year, day.month, day.day, tzinfo=tz).timestamp()
+        last = datetime.combine(day + timedelta(days=1), datetime.min.time(), tz).timestamp() - 1e-3
+        session = self._stores.episodic.session(
+            node.get("user_id"), node.get("agent_id"), node.get("session_id")
+        )
+        stamps = [float(a["timestamp"]) for i in session if (a := self._ctx.backend.graph.node(i))]
+        # the turns of the event's session that are close to it (a session of one sitting)
+        near = [t for t in stamps if abs(t - at) <= DAY]
+        if near and node.get("session_id") is not None:
+            first, last = min(first, near[0]), max(last, near[-1])
+        when = datetime.fromtimestamp(at, tz).date().isoformat()
+        notes.append(f"the event is a memory of {when}; its day and session count as {plan.anchor_side} it")
+        if plan.anchor_side == "before":
+            return TimeAsk(Span(0.0, last, DAY), near=at, event=anchor)
+        return TimeAsk(Span(first, max(now, last), DAY), near=at, event=anchor)
+
+    def _anchor(self, event: str, filters: Filters) -> str | None:
+        """The memory that best matches an event's words: the best keyword match, else the
+        nearest by meaning."""
+        keyword = self._keyword(event, 1, filters, None)
+        if keyword:
+            return keyword[0][0]
+        vector = self._ctx.embedder.embed([event])[0]
+        found = self._ctx.backend.vectors.nearest(vector, 1, filters.where())
+        return found[0][0] if found else None
+
+    def _timed(
+        self,
+        ask: TimeAsk,
+        relevance: dict[str, float],
+        nodes: dict[str, dict[str, Any]],
+        texts: dict[str, str],
+        signals: dict[str, dict[str, float]],
+        notes: list[str],
+    ) -> dict[str, float]:
+        """Relevance lifted for the candidates that fit the time asked about."""
+        fusion = self._ctx.config.fusion
+        stamps = {i: float(node["timestamp"]) for i, node in nodes.items()}
+        if ask.span is None:
+            best = max(relevance.values(), default=0.0)
+            plausible = {i: r for i, r in relevance.items() if r >= 0.6 * best}
+            fits = recency_fit(stamps, plausible)
+            weight = fusion.recency
+        else:
+            unread = [i for i in _top(relevance, fusion.read_candidates) if i not in texts]
+            texts.update(self._texts(unread))
+            fits = fit(ask, stamps, texts, zone(self._ctx.config.timezone))
+            weight = fusion.time
+            inside = sum(1 for v in fits.values() if v >= 0.5)
+            notes.append(
+                f"{inside} candidate{'s' if inside != 1 else ''} fit that time"
+                if inside
+                else "no candidate fits that time"
+            )
+        for memory_id, value in fits.items():
+            if value >= 0.01:
+                signals[memory_id]["time"] = value
+        return modulate(relevance, fits, weight)
+
+    # ------------------------------------------------------------------ context and hops
+    def _texts(self, ids: Sequence[str]) -> dict[str, str]:
+        """The text of each of ``ids`` (one read of the keyword index's stored rows)."""
+        if not ids:
+            return {}
+        return {i: text for i, (text, _) in self._ctx.backend.rows(list(ids)).items()}
+
+    def _hop(
+        self,
+        signals: dict[str, dict[str, float]],
+        pre: dict[str, float],
+        texts: dict[str, str],
+        query: str,
+        user: object,
+        filters: Filters,
+    ) -> bool:
+        """Memories naming someone (or somewhere) the best matches name but the query does not:
+        each gets the strength of the best match naming them (a second hop)."""
+        fusion = self._ctx.config.fusion
+        if fusion.hop <= 0 or fusion.hop_seeds == 0:
+            return False
+        asked = set(re.findall(r"\w+", query.lower()))
+        if isinstance(user, str):
+            asked.update(re.split(r"[-_.@\s]", user.lower()))
+        named: dict[str, float] = {}
+        for seed in _top(pre, fusion.hop_seeds):
+            for name in names(texts.get(seed, ""), exclude=asked):
+                named[name] = max(named.get(name, 0.0), pre[seed])
+        if not named:
+            return False
+        hits = [i for i, _ in self._keyword(" ".join(named), 4 * len(named) + 4, filters, None)]
+        found = False
+        for memory_id, text in self._texts([i for i in hits if i not in texts]).items():
+            texts[memory_id] = text
+        for memory_id in hits:
+            words = set(re.findall(r"[\w'-]+", texts.get(memory_id, "")))
+            value = max((v for name, v in named.items() if name in words), default=0.0)
+            if value > 0:
+                signals[memory_id]["hop"] = max(signals[memory_id].get("hop", 0.0), value)
+                found = True
+        return found
+
+    def _worth_reading(self, pre: dict[str, float], turns: Turns, ask: TimeAsk | None) -> list[str]:
+        """The candidates whose text retrieval reads: the seeds of the name hop and of context
+        (with the turns around them), and for a time span the best candidates (for the times
+        their text mentions)."""
+        fusion = self._ctx.config.fusion
+        wanted = set(_top(pre, fusion.hop_seeds))
+        graph = self._ctx.backend.graph
+        for seed in _top(pre, fusion.context_seeds) if fusion.context > 0 else ():
+            wanted.add(seed)
+            for direction in ("in", "out"):  # the assistant's turns next to it: do they ask for a reply?
+                at = turns.step(seed, direction)
+                if (
+                    at is not None
+                    and (node := graph.node(at)) is not None
+                    and not Source(node["source"]).observed
+                ):
+                    wanted.add(at)
+        if ask is not None and ask.span is not None:
+            wanted.update(_top(pre, fusion.read_candidates))
+        return sorted(wanted)
+
+    def _context(
+        self,
+        signals: dict[str, dict[str, float]],
+        pre: dict[str, float],
+        texts: dict[str, str],
+        turns: Turns,
+        event: str | None,
+    ) -> bool:
+        """Context evidence for the replies to the best candidates (and what they reply to), and
+        for the turns around the event a "before / after <event>" question is anchored on."""
+        fusion = self._ctx.config.fusion
+        if fusion.context <= 0 or fusion.context_seeds == 0:
+            return False
+        graph = self._ctx.backend.graph
+
+        def observed(memory_id: str) -> bool:  # generated turns (an assistant's "Noted!") gain nothing
+            node = graph.node(memory_id)
+            return node is not None and Source(node["source"]).observed
+
+        seeds = _top(pre, fusion.context_seeds)
+        evidence = context_evidence(turns, pre, seeds, observed, lambda i: invites_reply(texts.get(i, "")))
+        if event is not None:
+            before, after = session_window(turns, event, fusion.event_window, observed)
+            for step, memory_id in (*enumerate(reversed(before)), *enumerate(after)):
+                evidence[memory_id] = max(evidence.get(memory_id, 0.0), fusion.event * 0.5**step)
+        for memory_id, value in evidence.items():
+            signals[memory_id]["context"] = max(signals[memory_id].get("context", 0.0), value)
+        return bool(evidence)
+
+    def _admissible(
+        self, signals: dict[str, dict[str, float]], filters: Filters
+    ) -> dict[str, dict[str, float]]:
+        """The candidates whose graph node passes the filters (tags and metadata are checked later)."""
+        graph = self._ctx.backend.graph
+        return {
+            i: s for i, s in signals.items() if (node := graph.node(i)) is not None and filters.admits(node)
+        }
 
     # ------------------------------------------------------------------ sources
     def _keyword(
@@ -211,23 +430,6 @@ class Retriever:
         )
         return [(h.id, h.score) for h in found]
 
-    def _anchor_range(
-        self, plan: Route, qvec: list[float], filters: Filters, now: float
-    ) -> tuple[float, float] | None:
-        """For "before / after <event>": the time of the memory that best matches the event."""
-        if not plan.anchor:
-            return None
-        vector = self._ctx.embedder.embed([plan.anchor])[0]
-        found = self._ctx.backend.vectors.nearest(vector, 1, filters.where())
-        keyword = self._keyword(plan.anchor, 1, filters, None)
-        anchor_id = keyword[0][0] if keyword else (found[0][0] if found else None)
-        node = self._ctx.backend.graph.node(anchor_id) if anchor_id else None
-        if node is None:
-            return None
-        at = float(node["timestamp"])
-        # the anchor event itself is neither before nor after itself
-        return (0.0, at - 1e-3) if plan.anchor_side == "before" else (at + 1e-3, max(now, at + 1e-3))
-
     def _entity_candidates(self, query: str, plan: Route, filters: Filters) -> dict[str, float]:
         """Facts about entities named in the query (1.0) and the episodes they came from (0.7)."""
         graph = self._ctx.backend.graph
@@ -247,32 +449,31 @@ class Retriever:
         return found
 
     # ------------------------------------------------------------------ assembly
-    def _mark_structured(
-        self, signals: dict[str, dict[str, float]], plan: Route, time_range: tuple[float, float] | None
-    ) -> None:
-        """Time, speaker and kind signals, read from the candidates' graph nodes."""
+    def _mark_structured(self, signals: dict[str, dict[str, float]], plan: Route) -> None:
+        """Speaker and kind signals, read from the candidates' graph nodes."""
         graph = self._ctx.backend.graph
         speaker = plan.speaker.lower() if plan.speaker else None
         procedural = plan.kind is RouteKind.PROCEDURAL
+        if not speaker and not procedural:
+            return
         for memory_id, sig in signals.items():
             node = graph.node(memory_id)
             if node is None:
                 continue
-            if time_range is not None and time_range[0] <= float(node["timestamp"]) <= time_range[1]:
-                sig["time"] = 1.0
             if speaker and speaker in {p.lower() for p in node.get("participants", ())}:
                 sig["speaker"] = 1.0
             if procedural and node.get("memory_type") == MemoryType.PROCEDURAL.value:
                 sig["kind"] = 1.0
 
-    def _expand(self, signals: dict[str, dict[str, float]], filters: Filters, active: set[str]) -> list[str]:
-        """Pull in graph neighbours of the best candidates with discounted activation;
-        returns the ids that were not candidates before."""
+    def _expand(
+        self, signals: dict[str, dict[str, float]], pre: dict[str, float], filters: Filters
+    ) -> list[str]:
+        """Pull in graph neighbours of the best candidates (by ``pre``) with discounted
+        activation; returns the ids that were not candidates before."""
         cfg = self._ctx.config
-        if cfg.fusion.graph_seeds == 0 or cfg.graph.max_hops == 0 or not signals:
+        if cfg.fusion.graph_seeds == 0 or cfg.graph.max_hops == 0 or not pre:
             return []
-        pre = fuse(signals, cfg.fusion, active - {"graph"})
-        seeds = dict(sorted(pre.items(), key=lambda kv: (-kv[1], kv[0]))[: cfg.fusion.graph_seeds])
+        seeds = {i: pre[i] for i in _top(pre, cfg.fusion.graph_seeds)}
         graph = self._ctx.backend.graph
         reached = graph.expand(
             seeds,
@@ -340,6 +541,7 @@ class Retriever:
         f: Factors,
         signals: dict[str, float],
         route_note: RouteDecision,
+        context: tuple[MemoryRecord, ...],
     ) -> RetrievalResult:
         return RetrievalResult(
             id=record.id,
@@ -356,6 +558,7 @@ class Retriever:
             record=record,
             signals={s: round(v, 6) for s, v in signals.items()},
             route=route_note,
+            context=context,
         )
 
 
@@ -364,7 +567,8 @@ def _cosines(query: Sequence[float], matrix: np.ndarray) -> np.ndarray:
     q = np.asarray(query, dtype=np.float32)
     norms = np.linalg.norm(matrix, axis=1) * float(np.linalg.norm(q))
     dots = (matrix * q).sum(axis=1)  # not ``@``: waking BLAS threads costs more than this product
-    return np.divide(dots, norms, out=np.zeros_like(dots), where=norms > 0)
+    cosines: np.ndarray = np.divide(dots, norms, out=np.zeros_like(dots), where=norms > 0)
+    return cosines
 
 
 def _and(where: dict[str, object] | None, clause: dict[str, object]) -> dict[str, object]:
@@ -377,3 +581,27 @@ def _and(where: dict[str, object] | None, clause: dict[str, object]) -> dict[str
 
 def _admits_type(filters: Filters, memory_type: MemoryType) -> bool:
     return not filters.memory_types or memory_type in filters.memory_types
+
+
+def _top(scores: dict[str, float], n: int) -> list[str]:
+    """The ``n`` best-scored ids (ties by id)."""
+    return sorted(scores, key=lambda i: (-scores[i], i))[:n]
+
+
+def _strength(scores: dict[str, float]) -> dict[str, float]:
+    """``scores`` divided by the best of them."""
+    best = max(scores.values(), default=0.0)
+    return {i: v / best for i, v in scores.items()} if best > 0 else dict(scores)
+
+
+def _around(
+    records: dict[str, MemoryRecord], before: Iterable[str], after: Iterable[str]
+) -> tuple[MemoryRecord, ...]:
+    return tuple(records[i] for i in (*before, *after) if i in records)
+
+
+def _days(seconds: float) -> str:
+    days = seconds / DAY
+    if days < 1:
+        return f"{seconds / 3600:g} h"
+    return f"{days:g} day{'s' if days != 1 else ''}"

@@ -5,56 +5,191 @@ Layout of a folder::
     ucma.json                 manifest: schema version, embedder, Chroma collection
     LOCK                      held while a process has the folder open
     chroma/                   embedded Chroma (absent in server mode)
-    keywords.sqlite3          FTS5 keyword index (derived from Chroma, repaired on open)
+    keywords.sqlite3          FTS5 keyword index and a copy of every record (derived from Chroma)
     graph.snapshot.json       graph + retention state, replaced atomically
     graph.journal.jsonl       changes since the snapshot, one JSON object a line
+    graph.*.prev.*            the previous snapshot and the journal that followed it
 
-Write order makes a crash at any point recoverable: a new memory goes to Chroma
-first and to the graph second; a deletion leaves Chroma first and the graph
-second. :meth:`Backend.reconcile` then only has to rebuild nodes that Chroma has
-and the graph lacks, and drop nodes that Chroma lacks.
+Every write is a transaction of the graph (:meth:`MemoryGraph.batch`): its intent
+goes to the journal first, then Chroma and the keyword index are written, then the
+graph changes are committed. If anything raises the graph changes are undone and
+the records written to Chroma are removed again (a deletion, which cannot be
+undone, is finished instead), so a call that raised stored nothing. After a crash
+the open intent tells :class:`Backend` exactly what to undo or finish.
+
+Opening never deletes what it cannot account for. A missing manifest, a missing
+``chroma/``, a collection that does not exist or belongs to another folder, lost
+parts of the journal, and records that Chroma and the graph disagree about
+without an intent to explain it all raise :class:`RepairNeededError` (nothing is
+changed); :meth:`Backend` with ``repair=True`` (``Memory.repair``) fixes them and
+reports what it restored and dropped. Derived data — the keyword index and
+Chroma's vector index — is rebuilt when damaged.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-from collections.abc import Sequence
+import json
+import os
+import shutil
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from ucma_core.config import MemoryConfig
-from ucma_core.errors import StorageError
+from ucma_core.errors import (
+    ConfigurationError,
+    CorruptStoreError,
+    DiskFullError,
+    RepairNeededError,
+    StorageError,
+)
 from ucma_core.records import MemoryRecord
 from ucma_core.storage import codec
+from ucma_core.storage.diskspace import check_free_space, storage_error
 from ucma_core.storage.graph import MemoryGraph
-from ucma_core.storage.journal import Journal
+from ucma_core.storage.journal import JOURNAL, PREV_JOURNAL, PREV_SNAPSHOT, SNAPSHOT, Entry, Intent, Journal
 from ucma_core.storage.keywords import KeywordIndex, KeywordRow
 from ucma_core.storage.lock import FolderLock
-from ucma_core.storage.manifest import Manifest
-from ucma_core.storage.vectors import VectorStore, open_chroma
+from ucma_core.storage.manifest import FEATURES, Manifest
+from ucma_core.storage.vectors import FOLDER_KEY, CollectionProblem, VectorStore
 from ucma_core.storage.verify import VerifyReport
 
-__all__ = ["Backend"]
+__all__ = ["Backend", "Embed"]
+
+#: Computes vectors for texts (the folder's embedder).
+Embed = Callable[[list[str]], list[list[float]]]
+
+#: Names UCMA writes into a memory folder (anything else makes a folder "not ours").
+_OWN_FILES = frozenset(
+    {
+        "ucma.json",
+        "LOCK",
+        "chroma",
+        "keywords.sqlite3",
+        "keywords.sqlite3-wal",
+        "keywords.sqlite3-shm",
+        "keywords.sqlite3-journal",
+        SNAPSHOT,
+        JOURNAL,
+        PREV_SNAPSHOT,
+        PREV_JOURNAL,
+    }
+)
+_PAGE = 1000
+
+
+def _own(name: str) -> bool:
+    return (
+        name in _OWN_FILES
+        or (name.endswith(".tmp") and name[:-4] in _OWN_FILES)
+        or name.startswith("chroma.damaged")
+    )
 
 
 class Backend:
-    """Persistence for one folder. Not thread-safe: :class:`~ucma_core.Memory` serialises calls."""
+    """Persistence for one folder. Not thread-safe: :class:`~ucma_core.Memory` serialises calls.
+
+    After construction :attr:`restored` holds records whose graph nodes were rebuilt from
+    Chroma (the caller links them), :attr:`to_finish` ids whose deletion a crash
+    interrupted (the caller deletes them) and :attr:`scrub_pending` whether their text
+    must still be scrubbed.
+    """
 
     def __init__(
-        self, folder: Path, config: MemoryConfig, *, embedder_name: str, dimension: int, now: float
+        self,
+        folder: Path,
+        config: MemoryConfig,
+        *,
+        embedder_name: str,
+        dimension: int,
+        now: float,
+        embed: Embed | None = None,
+        repair: bool = False,
     ) -> None:
         self.folder = folder
+        self.config = config
+        self._embed = embed
+        self._repairing = repair
+        #: Recoveries made while opening that lost nothing (shown by :meth:`verify`).
+        self.notes: list[str] = []
+        #: What was wrong (only when repairing: otherwise opening raised).
+        self.problems: list[str] = []
+        #: What a repair did.
+        self.actions: list[str] = []
+        self.restored: list[MemoryRecord] = []
+        self.to_finish: list[str] = []
+        self.scrub_pending = False
+        self.dropped: list[str] = []
+        self.reembedded: list[str] = []
+        #: Called with (ids, scrub) to finish deletions a failed call left half done.
+        self.finish_deletes: Callable[[list[str], bool], None] | None = None
+        #: Called when graph changes were undone (indexes outside the graph are rebuilt).
+        self.after_revert: Callable[[], None] | None = None
+        self._rollbacks: list[Callable[[], None]] = []
+        self._unfinished: Intent | None = None
+        self._finishing = False
+        self._opened: list[KeywordIndex | VectorStore | Journal] = []
+        self._prepare(folder)
+        self._lock = FolderLock(folder, timeout=config.lock_timeout)
+        self._lock.acquire()
+        try:
+            self._open(embedder_name, dimension, now)
+        except BaseException:
+            self._release()
+            raise
+
+    # ------------------------------------------------------------------ opening
+    @staticmethod
+    def _prepare(folder: Path) -> None:
+        if folder.exists() and not folder.is_dir():
+            raise ConfigurationError(f"{folder} is a file, not a memory folder")
+        if folder.is_dir() and not Manifest.path(folder).exists():
+            try:
+                foreign = sorted(
+                    p.name for p in folder.iterdir() if not p.name.startswith(".") and not _own(p.name)
+                )
+            except OSError as e:
+                raise StorageError(f"cannot read {folder}: {e}") from e
+            if foreign:
+                shown = ", ".join(foreign[:5]) + (", ..." if len(foreign) > 5 else "")
+                raise ConfigurationError(
+                    f"{folder} is not empty and is not a UCMA memory folder (it holds {shown}); give "
+                    "Memory a new or empty folder so UCMA never writes among other files"
+                )
         try:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as e:
-            raise StorageError(f"cannot create memory folder {folder}: {e}") from e
-        self._lock = FolderLock(folder, timeout=config.lock_timeout)
-        self._lock.acquire()
-        #: what is open, in opening order (closed in reverse by :meth:`_release`)
-        self._opened: list[KeywordIndex | VectorStore | Journal] = []
-        try:
-            manifest = Manifest.load(folder)
-            if manifest is None:
+            raise storage_error(e, f"creating memory folder {folder}") from e
+
+    def _open(self, embedder_name: str, dimension: int, now: float) -> None:
+        folder, config = self.folder, self.config
+        manifest = Manifest.load(folder)
+        if manifest is not None:
+            manifest.check_embedder(embedder_name, dimension, folder)
+        self.keywords, note = KeywordIndex.open_or_rebuild(folder)
+        self._opened.append(self.keywords)
+        if note:
+            self.notes.append(note)
+        self._journal = Journal(folder, fsync=config.fsync)
+        self._opened.append(self._journal)
+        self.graph = MemoryGraph(self._journal, snapshot_every=config.snapshot_every, hooks=self)
+        problems: list[str] = []
+        plan: list[str] = []
+        if manifest is None:
+            if self._holds_memories():
+                problems.append(f"{Manifest.path(folder).name} (the manifest) is missing")
+                if not self._repairing:
+                    self._refuse(
+                        problems,
+                        [
+                            "rebuild ucma.json from the copy kept in the keyword index or graph snapshot "
+                            "(or from the only UCMA collection in Chroma), with the embedder you pass"
+                        ],
+                    )
+                manifest = self._recover_manifest(embedder_name, dimension, now)
+            else:
                 manifest = Manifest.create(
                     folder,
                     embedder_name=embedder_name,
@@ -62,34 +197,350 @@ class Backend:
                     now=now,
                     collection=config.chroma.collection,
                 )
-            else:
-                manifest.check_embedder(embedder_name, dimension, folder)
-            self.manifest = manifest
-            embedded = None if config.chroma.host else folder / "chroma"
-            self.vectors = VectorStore(
-                open_chroma(config.chroma, folder), manifest.collection, embedded_path=embedded
+        self.manifest = manifest
+        self._journal.header = {"manifest": manifest.to_dict()}
+        loaded = self._journal.load(
+            lambda entries, ops: self.graph.load(entries, ops, tolerant=self._repairing),
+            self.graph.clear,
+            tolerate_damage=self._repairing,
+        )
+        self.notes.extend(loaded.notes)
+        if loaded.problems:
+            problems.extend(loaded.problems)
+            plan.append(
+                "keep the graph as far as it can be read and rebuild the graph nodes of records it lost "
+                "from Chroma with their first values (retention state, supersession and consolidation "
+                "marks of those records are reset)"
             )
-            self._opened.append(self.vectors)
-            self.keywords = KeywordIndex(folder)
-            self._opened.append(self.keywords)
-            self._journal = Journal(folder, fsync=config.fsync)
-            self._opened.append(self._journal)
-            snapshot, ops = self._journal.load()
-            self.graph = MemoryGraph(self._journal, snapshot_every=config.snapshot_every)
-            self.graph.load(snapshot, ops)
+        replay = loaded.replay
+        nodes = self._memory_nodes()
+        fresh = not nodes and self.keywords.count() == 0
+        self._open_chroma(fresh, nodes, problems, plan)
+        self._recover(replay, nodes, problems, plan)
+        if "intents" not in self.manifest.features or "metadata-keys" not in self.manifest.features:
             self._upgrade()
-        except BaseException:
-            self._release()
+        self._check_vectors()
+        self.keywords.set_meta("manifest", json.dumps(self.manifest.to_dict()))
+        if self._repairing:
+            self.problems = problems
+            self.graph.compact(keep_previous=False)
+
+    def _refuse(self, problems: list[str], plan: list[str]) -> None:
+        what = "; ".join(problems)
+        raise RepairNeededError(
+            f"{self.folder} cannot be opened without losing memories: {what}. Nothing was changed. "
+            "Restore the missing or damaged files from a backup, or run "
+            "ucma_core.Memory.repair(path, dry_run=True) to see what a repair would restore and drop, "
+            "then Memory.repair(path) to apply it",
+            problems=tuple(problems),
+            plan=tuple(plan),
+        )
+
+    def _holds_memories(self) -> bool:
+        """Whether the folder has memories in any file (not a new folder)."""
+        if (self.folder / "chroma").exists() or self.keywords.count():
+            return True
+        return any((self.folder / name).exists() for name in (SNAPSHOT, PREV_SNAPSHOT, PREV_JOURNAL)) or (
+            (self.folder / JOURNAL).exists() and (self.folder / JOURNAL).stat().st_size > 64
+        )
+
+    def _recover_manifest(self, embedder_name: str, dimension: int, now: float) -> Manifest:
+        """A repair's new manifest: from the copy in the keyword index or snapshot header, else
+        from the one Chroma collection that belongs to a UCMA folder, else a new one."""
+        for source, text in (
+            ("keyword index", self.keywords.get_meta("manifest")),
+            ("snapshot", self._snapshot_copy()),
+        ):
+            if text is None:
+                continue
+            with contextlib.suppress(CorruptStoreError, ValueError):
+                manifest = Manifest.from_dict(json.loads(text), self.folder)
+                manifest = dataclasses.replace(manifest, embedder_name=embedder_name, dimension=dimension)
+                manifest.save(self.folder)
+                self.actions.append(f"rebuilt ucma.json from the copy in the {source}")
+                return manifest
+        collection = None
+        folder_id = None
+        if self.config.chroma.host is None and (self.folder / "chroma").exists():
+            probe = VectorStore(
+                self.config.chroma, self.folder, timeout=self.config.limits.chroma_timeout_seconds
+            )
+            try:
+                ours = {
+                    n: m for n, m in probe.collections().items() if m.get(FOLDER_KEY) or n.startswith("ucma-")
+                }
+            finally:
+                probe.close()
+            if len(ours) == 1:
+                collection, meta = next(iter(ours.items()))
+                folder_id = str(meta.get(FOLDER_KEY) or collection.removeprefix("ucma-").split(".g")[0])
+        manifest = Manifest.create(
+            self.folder, embedder_name=embedder_name, dimension=dimension, now=now, collection=collection
+        )
+        if folder_id:
+            manifest = dataclasses.replace(manifest, folder_id=folder_id)
+            manifest.save(self.folder)
+        self.actions.append(
+            f"rebuilt ucma.json ({'collection ' + repr(collection) if collection else 'a new collection'})"
+        )
+        return manifest
+
+    def _snapshot_copy(self) -> str | None:
+        for name in (SNAPSHOT, PREV_SNAPSHOT):
+            with contextlib.suppress(OSError, ValueError), open(self.folder / name, "rb") as fh:
+                head = json.loads(fh.readline())
+                if isinstance(head, dict) and isinstance(head.get("manifest"), dict):
+                    return json.dumps(head["manifest"])
+        return None
+
+    def _memory_nodes(self) -> set[str]:
+        return {n for n, a in self.graph.nodes() if a.get("kind") == "memory"}
+
+    def _open_chroma(self, fresh: bool, nodes: set[str], problems: list[str], plan: list[str]) -> None:
+        config, manifest = self.config, self.manifest
+        embedded = config.chroma.host is None
+        chroma_dir = self.folder / "chroma"
+        where = (
+            str(chroma_dir) if embedded else f"the Chroma server at {config.chroma.host}:{config.chroma.port}"
+        )
+        create = fresh
+        if embedded and not (chroma_dir / "chroma.sqlite3").exists() and not fresh:
+            problems.append(f"{chroma_dir.name}/ (every record's text and vector) is missing")
+            plan.append(self._restore_plan(nodes))
+            if not self._repairing:
+                self._refuse(problems, plan)
+            create = True
+        timeout = config.limits.chroma_timeout_seconds
+        damaged: StorageError | None = None
+        try:
+            self.vectors = VectorStore(config.chroma, self.folder, timeout=timeout)
+            self._opened.append(self.vectors)
+            self.vectors.use(manifest.collection, create=create, folder_id=manifest.folder_id)
+            return
+        except CollectionProblem as e:
+            problems.append(f"{e} in {where}")
+            ours = self._own_collections()
+            if ours:
+                plan.append(
+                    f"use the collection {ours[-1]!r}, which belongs to this folder, and fix ucma.json"
+                )
+            else:
+                plan.append(self._restore_plan(nodes))
+            if not self._repairing:
+                self._refuse(problems, plan)
+            if ours:
+                self.vectors.use(ours[-1], create=False, folder_id=manifest.folder_id)
+                self._set_manifest(collection=ours[-1])
+                self.actions.append(f"pointed ucma.json at this folder's collection {ours[-1]!r}")
+                return
+            if "does not exist" in str(e):
+                self.vectors.use(manifest.collection, create=True, folder_id=manifest.folder_id)
+                self.actions.append(f"created the missing Chroma collection {manifest.collection!r}")
+                return
+        except DiskFullError:
             raise
+        except StorageError as e:
+            if not (embedded and chroma_dir.exists()):
+                raise  # a server that cannot be reached: nothing is lost, try again later
+            damaged = e
+        if damaged is not None:
+            problems.append(f"Chroma's database in {chroma_dir} cannot be read ({damaged})")
+            plan.append(
+                f"move {chroma_dir.name}/ aside to chroma.damaged-N/ and "
+                + self._restore_plan(nodes).replace("create an empty collection and ", "")
+            )
+            if not self._repairing:
+                self._refuse(problems, plan)
+            if self._opened and self._opened[-1] is getattr(self, "vectors", None):
+                self._opened.pop().close()
+            aside = self._set_aside(chroma_dir)
+            self.actions.append(f"moved the unreadable {chroma_dir.name}/ to {aside.name}/")
+            self.vectors = VectorStore(config.chroma, self.folder, timeout=timeout)
+            self._opened.append(self.vectors)
+            self.vectors.use(manifest.collection, create=True, folder_id=manifest.folder_id)
+            return
+        name = manifest.next_collection()
+        while name in self.vectors.collections():
+            name = dataclasses.replace(manifest, collection=name).next_collection()
+        self.vectors.use(name, create=True, folder_id=manifest.folder_id)
+        self._set_manifest(collection=name)
+        self.actions.append(f"created the Chroma collection {name!r} for this folder")
+
+    def _own_collections(self) -> list[str]:
+        """Collections stamped with this folder's id, oldest generation first."""
+        try:
+            found = self.vectors.collections()
+        except StorageError:
+            return []
+
+        def generation(name: str) -> int:
+            base, _, n = name.rpartition(".g")
+            return int(n) if base and n.isdigit() else 1
+
+        ours = [n for n, m in found.items() if m.get(FOLDER_KEY) == self.manifest.folder_id]
+        return sorted(ours, key=generation)
+
+    def _restore_plan(self, nodes: set[str]) -> str:
+        copies = len(self.keywords.rows(sorted(nodes))) if nodes else 0
+        lost = len(nodes) - copies
+        return (
+            f"create an empty collection and restore {copies} record(s) from the keyword index's copy "
+            f"(re-embedded with the folder's embedder); drop {lost} graph memor{'y' if lost == 1 else 'ies'} "
+            "whose text is nowhere else"
+        )
+
+    @staticmethod
+    def _set_aside(path: Path) -> Path:
+        n = 1
+        while (aside := path.with_name(f"chroma.damaged-{n}")).exists():
+            n += 1
+        os.replace(path, aside)
+        return aside
+
+    def _set_manifest(self, **changes: Any) -> None:
+        self.manifest = dataclasses.replace(self.manifest, **changes)
+        self.manifest.save(self.folder)
+        self._journal.header = {"manifest": self.manifest.to_dict()}
+        self.keywords.set_meta("manifest", json.dumps(self.manifest.to_dict()))
+
+    # ------------------------------------------------------------------ crash recovery
+    def _recover(self, replay: Any, nodes: set[str], problems: list[str], plan: list[str]) -> None:
+        """Undo or finish what a crash left open, then make Chroma, the keyword index and the
+        graph agree, refusing (unless repairing) where that would lose memories. Nothing is
+        written before the decision to refuse."""
+        intent: Intent | None = replay.open_intent
+        undo_adds = [i for i in intent.add if i not in nodes] if intent else []
+        doomed = [i for i in intent.delete if i in nodes] if intent else []
+        stored = self.vectors.all_ids() - set(undo_adds) - set(doomed)
+        finish = set(doomed) | {i for i in replay.aborted_deletes if i in nodes and i not in stored}
+        scrub = (
+            replay.scrub_pending or replay.aborted_scrub or bool(intent and intent.scrub and intent.delete)
+        )
+        only_in_chroma = sorted(stored - nodes)
+        orphans = sorted(nodes - stored - finish)
+        strict = "intents" in self.manifest.features
+        if only_in_chroma and strict and not self._repairing:
+            problems.append(
+                f"{len(only_in_chroma)} record(s) are in Chroma but not in the memory graph (the graph "
+                "files lost them)"
+            )
+            plan.append(
+                f"rebuild the graph nodes of those {len(only_in_chroma)} record(s) from Chroma with their "
+                "first values (access counts, retention and supersession of them are reset)"
+            )
+        copies = self.keywords.rows(orphans) if orphans else {}
+        gone = [i for i in orphans if i not in copies]
+        if orphans and (strict or copies):
+            problems.append(
+                f"{len(orphans)} memor{'y is' if len(orphans) == 1 else 'ies are'} in the graph but "
+                f"missing from Chroma ({len(copies)} still have their text in the keyword index)"
+            )
+            plan.append(
+                f"restore {len(copies)} record(s) into Chroma from the keyword index's copy (re-embedded) "
+                f"and drop {len(gone)} whose text is nowhere else"
+            )
+        elif orphans:  # an earlier version's deletion, interrupted after Chroma and the keyword index
+            finish.update(gone)
+            orphans = []
+        if problems and not self._repairing:
+            self._refuse(problems, plan)
+        # -- from here on the folder is changed
+        self._journal.open_for_append()
+        if intent is not None:
+            self._undo_add(undo_adds)
+            if intent.rep:
+                self._undo_replace(intent.rep)
+            self.vectors.delete(doomed)
+            self.keywords.delete(doomed)
+            self._journal.append([{"op": "a"}])  # closed: a crash from here on does not undo it twice
+            if undo_adds or intent.rep or doomed:
+                self.notes.append(
+                    f"a write interrupted by a crash was completed or undone: {len(undo_adds)} uncommitted "
+                    f"record(s) removed, {len(intent.rep)} replaced record(s) restored, {len(doomed)} "
+                    "deletion(s) finished"
+                )
+        if only_in_chroma:
+            self.restored = self._restore_nodes(only_in_chroma)
+            if strict:
+                self.actions.append(f"rebuilt {len(only_in_chroma)} graph node(s) from Chroma")
+        if orphans:
+            self._restore_from_copies(copies)
+            self.dropped = gone
+            finish.update(gone)
+            self.actions.append(
+                f"restored {len(copies)} record(s) into Chroma from the keyword index; dropped {len(gone)} "
+                "graph memor(ies) whose text was nowhere else"
+            )
+            stored |= set(copies)
+        self._reconcile_keywords(stored)
+        self.to_finish = sorted(finish)
+        self.scrub_pending = scrub
+
+    def _restore_nodes(self, ids: list[str]) -> list[MemoryRecord]:
+        restored: list[MemoryRecord] = []
+        with self.graph.batch():
+            for start in range(0, len(ids), _PAGE):
+                rows = self.vectors.get(ids[start : start + _PAGE])
+                for memory_id, (document, meta) in rows.items():
+                    record = codec.decode(memory_id, document, meta, None)
+                    self.graph.put_node(memory_id, codec.node_attrs(record))
+                    restored.append(record)
+        return restored
+
+    def _restore_from_copies(self, copies: dict[str, tuple[str, dict[str, Any]]]) -> None:
+        if not copies:
+            return
+        if self._embed is None:
+            raise StorageError("restoring records from the keyword index needs the folder's embedder")
+        ids = sorted(copies)
+        for start in range(0, len(ids), _PAGE):
+            chunk = ids[start : start + _PAGE]
+            texts = [copies[i][0] for i in chunk]
+            self.vectors.add(chunk, self._embed(texts), texts, [copies[i][1] for i in chunk])
+        self.reembedded = ids
+
+    def _reconcile_keywords(self, stored: set[str]) -> None:
+        indexed = self.keywords.ids()
+        self.keywords.delete(sorted(indexed - stored))
+        missing = sorted(stored - indexed)
+        for start in range(0, len(missing), _PAGE):
+            rows = self.vectors.get(missing[start : start + _PAGE])
+            self.keywords.add(
+                _keyword_row(codec.decode(i, doc, meta, None), meta) for i, (doc, meta) in rows.items()
+            )
+
+    def _check_vectors(self) -> None:
+        """Rebuild Chroma's vector index (by embedding the texts again) when it cannot be read."""
+        sample = sorted(self.keywords.ids())[:3]
+        if not sample or self.vectors.vectors_readable(sample):
+            return
+        if self._embed is None:
+            raise StorageError("Chroma's vector index is damaged and no embedder is available to rebuild it")
+        self.rebuild_collection(reembed=True)
+        self.notes.append(
+            "Chroma's vector index could not be read; every vector was computed again from the text "
+            "(derived data, nothing lost)"
+        )
+
+    def rebuild_collection(self, *, reembed: bool = False) -> None:
+        """Copy every record into a new collection and drop the old one, so nothing of deleted
+        records (vectors in the vector index, keys in the collection schema) is left in
+        Chroma. ``reembed`` computes the vectors again from the text."""
+        old = self.manifest.collection
+        for name, meta in self.vectors.collections().items():  # an earlier rebuild a crash interrupted
+            if name != old and meta.get(FOLDER_KEY) == self.manifest.folder_id:
+                self.vectors.drop(name)
+        new = self.manifest.next_collection()
+        self.vectors.copy_to(new, self.manifest.folder_id, reembed=self._embed if reembed else None)
+        self._set_manifest(collection=new)
+        self.vectors.drop(old)
+        self.vectors.remove_unused_segments()
 
     def _upgrade(self) -> None:
         """Bring a folder written by an earlier version up to :data:`~ucma_core.storage.manifest.FEATURES`."""
         if "metadata-keys" not in self.manifest.features:
             self._promote_metadata()
-            self.manifest = dataclasses.replace(
-                self.manifest, features=(*self.manifest.features, "metadata-keys")
-            )
-            self.manifest.save(self.folder)
+        self._set_manifest(features=tuple(dict.fromkeys((*self.manifest.features, *FEATURES))))
 
     def _promote_metadata(self) -> None:
         """Store each record's top-level scalar metadata values under filterable keys
@@ -110,104 +561,152 @@ class Backend:
         manifest = Manifest.load(folder)
         return None if manifest is None else (manifest.embedder_name, manifest.dimension)
 
-    # ------------------------------------------------------------------ consistency
-    def reconcile(self) -> tuple[list[MemoryRecord], list[str]]:
-        """Make the graph agree with Chroma after a crash.
+    # ------------------------------------------------------------------ transaction hooks
+    def before_transaction(self) -> None:
+        """Finish undoing an earlier failed write, and finish deletions a failed call left."""
+        if self._rollbacks:
+            pending = list(self._rollbacks)
+            try:
+                while pending:
+                    pending[0]()
+                    pending.pop(0)
+            except BaseException as e:
+                self._rollbacks = pending
+                raise storage_error(e, "undoing an earlier write that failed (nothing new was stored)") from e
+            self._rollbacks = []
+        if self._unfinished is not None and not self._finishing and self.finish_deletes is not None:
+            intent, self._unfinished = self._unfinished, None
+            self._finishing = True
+            try:
+                self.finish_deletes([i for i in intent.delete if i in self.graph], intent.scrub)
+            except BaseException:
+                self._merge_unfinished(intent)
+                raise
+            finally:
+                self._finishing = False
+        if self.scrub_pending and not self._finishing and self.finish_deletes is not None:
+            self._finishing = True
+            try:
+                self.scrub()
+            finally:
+                self._finishing = False
 
-        Rebuilds the nodes of records Chroma has and the graph lacks, and returns
-        them (the caller re-links them), with the ids of graph nodes whose record
-        Chroma never stored (the caller deletes them, mending the links around them).
-        """
-        memory_nodes = {n for n, a in self.graph.nodes() if a.get("kind") == "memory"}
-        stored = self.vectors.all_ids()
-        missing = sorted(stored - memory_nodes)
-        orphans = sorted(memory_nodes - stored)
-        restored: list[MemoryRecord] = []
-        self._reconcile_keywords(stored)
-        with self.graph.batch():
-            for start in range(0, len(missing), 1000):
-                rows = self.vectors.get(missing[start : start + 1000])
-                for memory_id, (document, meta) in rows.items():
-                    record = codec.decode(memory_id, document, meta, None)
-                    self.graph.put_node(memory_id, codec.node_attrs(record))
-                    restored.append(record)
-        return restored, orphans
+    def compaction_allowed(self) -> bool:
+        # a snapshot drops the journal, and with it the intents of work still to finish
+        return not self._rollbacks and self._unfinished is None
 
-    def _reconcile_keywords(self, stored: set[str]) -> None:
-        indexed = self.keywords.ids()
-        self.keywords.delete(sorted(indexed - stored))
-        missing = sorted(stored - indexed)
-        for start in range(0, len(missing), 1000):
-            rows = self.vectors.get(missing[start : start + 1000])
-            self.keywords.add(
-                _keyword_row(codec.decode(i, doc, meta, None), meta) for i, (doc, meta) in rows.items()
-            )
+    def rollback_failed(self, pending: list[Callable[[], None]]) -> None:
+        self._rollbacks = pending + self._rollbacks
 
-    def verify(self) -> VerifyReport:
-        """Compare Chroma, the graph and the keyword index (reads only)."""
-        stored = self.vectors.all_ids()
-        memories: set[str] = set()
-        entities = 0
-        bare: list[str] = []
-        for node_id, attrs in self.graph.nodes():
-            kind = attrs.get("kind")
-            if kind == "memory":
-                memories.add(node_id)
-            elif kind == "entity":
-                entities += 1
-            else:
-                bare.append(node_id)
-        indexed = self.keywords.ids()
-        return VerifyReport(
-            chroma_records=len(stored),
-            graph_memories=len(memories),
-            keyword_rows=len(indexed),
-            entities=entities,
-            only_in_chroma=tuple(sorted(stored - memories)),
-            only_in_graph=tuple(sorted(memories - stored)),
-            missing_keywords=tuple(sorted(stored - indexed)),
-            stale_keywords=tuple(sorted(indexed - stored)),
-            bare_nodes=tuple(sorted(bare)),
-        )
+    def unfinished(self, intent: Intent) -> None:
+        self._merge_unfinished(intent)
+
+    def reverted(self) -> None:
+        if self.after_revert is not None:
+            self.after_revert()
+
+    def _merge_unfinished(self, intent: Intent) -> None:
+        if self._unfinished is None:
+            self._unfinished = Intent()
+        self._unfinished.merge(intent.line("i"))
+
+    @property
+    def unfinished_deletes(self) -> list[str]:
+        """Ids whose deletion a failed call left to finish (done before the next write)."""
+        return [] if self._unfinished is None else list(self._unfinished.delete)
 
     # ------------------------------------------------------------------ writes
+    def _guard_space(self) -> None:
+        check_free_space(self.folder, self.config.limits.min_free_bytes)
+
     def insert(self, records: Sequence[MemoryRecord], vectors: Sequence[Sequence[float]]) -> None:
-        """Store new records: Chroma first, then their graph nodes (one journal append
-        when called inside :meth:`MemoryGraph.batch`)."""
-        metadatas = [codec.to_metadata(r) for r in records]
-        self.vectors.add([r.id for r in records], vectors, [r.content for r in records], metadatas)
-        self.keywords.add(_keyword_row(r, m) for r, m in zip(records, metadatas, strict=True))
-        for record in records:
-            self.graph.put_node(record.id, codec.node_attrs(record))
+        """Store new records: intent, Chroma, keyword index, then their graph nodes (committed
+        with the enclosing :meth:`MemoryGraph.batch`)."""
+        if not records:
+            return
+        with self.graph.batch():
+            self._guard_space()
+            metadatas = [codec.to_metadata(r) for r in records]
+            ids = [r.id for r in records]
+            new = [i for i in ids if i not in self.graph]  # an undo never removes a stored memory
+            self.graph.intend(add=new)
+            self.graph.on_abort(lambda: self._undo_add(new))
+            self.vectors.add(ids, vectors, [r.content for r in records], metadatas)
+            self.keywords.add(_keyword_row(r, m) for r, m in zip(records, metadatas, strict=True))
+            for record in records:
+                self.graph.put_node(record.id, codec.node_attrs(record))
 
     def replace(self, records: Sequence[MemoryRecord], vectors: Sequence[Sequence[float]]) -> None:
-        """Overwrite stored records (same ids) with new text, vector and fields: Chroma
-        first, then the keyword index and the graph nodes."""
-        metadatas = [codec.to_metadata(r) for r in records]
-        ids = [r.id for r in records]
-        old = self.rows(ids)
-        # Chroma merges an upsert's metadata into the old one; None removes a key
-        cleared: list[dict[str, Any]] = [
-            {**{k: None for k in old.get(i, ("", {}))[1] if k not in m}, **m}
-            for i, m in zip(ids, metadatas, strict=True)
-        ]
-        self.vectors.upsert(ids, vectors, [r.content for r in records], cleared)
-        self.keywords.delete(ids)
-        self.keywords.add(_keyword_row(r, m) for r, m in zip(records, metadatas, strict=True))
-        for record in records:
-            self.graph.put_node(record.id, codec.node_attrs(record))
+        """Overwrite stored records (same ids) with new text, vector and fields; the old rows go
+        into the intent so a failure or crash puts them back."""
+        if not records:
+            return
+        with self.graph.batch():
+            self._guard_space()
+            metadatas = [codec.to_metadata(r) for r in records]
+            ids = [r.id for r in records]
+            found = self.vectors.rows_with_vectors(ids)
+            old: dict[str, list[Any]] = {i: [doc, meta, vec] for i, (doc, meta, vec) in found.items()}
+            self.graph.intend(rep=old)
+            self.graph.on_abort(lambda: self._undo_replace(old))
+            # Chroma merges an upsert's metadata into the old one; None removes a key
+            cleared: list[dict[str, Any]] = [
+                {**{k: None for k in found[i][1] if k not in m}, **m} if i in found else m
+                for i, m in zip(ids, metadatas, strict=True)
+            ]
+            self.vectors.upsert(ids, vectors, [r.content for r in records], cleared)
+            self.keywords.delete(ids)
+            self.keywords.add(_keyword_row(r, m) for r, m in zip(records, metadatas, strict=True))
+            for record in records:
+                self.graph.put_node(record.id, codec.node_attrs(record))
 
     def delete(self, ids: Sequence[str], *, scrub: bool = False) -> None:
-        """Remove memories from Chroma, then from the graph; ``scrub`` also erases their text
-        from the embedded Chroma files."""
-        self.vectors.delete(ids)
-        self.keywords.delete(ids)
+        """Remove memories from Chroma, the keyword index and the graph. A deletion cannot be
+        undone once Chroma has started it: if anything fails it is finished on the next
+        call or open. ``scrub`` marks the text for :meth:`scrub`."""
+        if not ids:
+            return
         with self.graph.batch():
+            self.graph.intend(delete=ids, scrub=scrub)
+            self.graph.point_of_no_return()
+            self.vectors.delete(ids)
+            self.keywords.delete(ids)
             for memory_id in ids:
                 self.graph.remove_node(memory_id)
-        if scrub:
-            self.vectors.scrub(ids)
-            self.keywords.scrub()
+            if scrub:
+                self.graph.mark_scrub()
+
+    def scrub(self, ids: Sequence[str] = ()) -> None:
+        """Erase deleted records from every file: Chroma's records are copied into a fresh
+        collection (so its vector index and key schema hold nothing of them), the old one
+        and its files are dropped, Chroma's log and free pages and the keyword index are
+        scrubbed, a Chroma directory a repair set aside is deleted, and the graph is folded
+        into a new snapshot with no previous generation kept. Finishes the ``"s"`` mark of
+        :meth:`delete`; safe to repeat."""
+        self.rebuild_collection()
+        self.vectors.scrub(ids)
+        unknown = self.vectors.sanitize_index()
+        if unknown:
+            self.notes.append(
+                f"the vector index in {', '.join(unknown)} has a layout this UCMA does not know; bytes "
+                "Chroma wrote there from uninitialised memory were not cleared"
+            )
+        self.keywords.scrub()
+        for aside in self.folder.glob("chroma.damaged-*"):  # set aside by a repair: may hold the text
+            shutil.rmtree(aside, ignore_errors=True)
+        self.graph.compact(keep_previous=False)
+        self.scrub_pending = False
+
+    def _undo_add(self, ids: list[str]) -> None:
+        self.vectors.delete(ids)
+        self.keywords.delete(ids)
+
+    def _undo_replace(self, old: dict[str, list[Any]]) -> None:
+        ids = sorted(old)
+        self.vectors.delete(ids)
+        self.vectors.add(ids, [old[i][2] for i in ids], [old[i][0] for i in ids], [old[i][1] for i in ids])
+        self.keywords.delete(ids)
+        self.keywords.add(_keyword_row(codec.decode(i, old[i][0], old[i][1], None), old[i][1]) for i in ids)
 
     def set_state(self, memory_id: str, **attrs: Any) -> None:
         """Change mutable fields of a memory (journaled on its graph node)."""
@@ -227,21 +726,93 @@ class Backend:
         nodes = {i: node for i in ids if (node := self.graph.node(i)) is not None}
         return {i: codec.decode(i, doc, meta, nodes[i]) for i, (doc, meta) in self.rows(list(nodes)).items()}
 
+    def verify(self, *, deep: bool = False) -> VerifyReport:
+        """Compare Chroma, the graph and the keyword index (reads only); ``deep`` also reads
+        a sample of vectors and checks the keyword index file."""
+        stored = self.vectors.all_ids()
+        memories: set[str] = set()
+        entities = 0
+        bare: list[str] = []
+        for node_id, attrs in self.graph.nodes():
+            kind = attrs.get("kind")
+            if kind == "memory":
+                memories.add(node_id)
+            elif kind == "entity":
+                entities += 1
+            else:
+                bare.append(node_id)
+        indexed = self.keywords.ids()
+        problems: list[str] = []
+        if self._rollbacks:
+            problems.append("a write that failed is not fully undone yet (done before the next write)")
+        if self._unfinished is not None:
+            problems.append(
+                f"{len(self._unfinished.delete)} deletion(s) a failed call left are finished before the "
+                "next write"
+            )
+        if self.scrub_pending:
+            problems.append("deleted text is waiting to be scrubbed from the files")
+        if deep:
+            sample = sorted(stored)[:20]
+            if sample and not self.vectors.vectors_readable(sample):
+                problems.append("Chroma's vector index cannot be read (it is rebuilt on the next open)")
+        return VerifyReport(
+            chroma_records=len(stored),
+            graph_memories=len(memories),
+            keyword_rows=len(indexed),
+            entities=entities,
+            only_in_chroma=tuple(sorted(stored - memories)),
+            only_in_graph=tuple(sorted(memories - stored)),
+            missing_keywords=tuple(sorted(stored - indexed)),
+            stale_keywords=tuple(sorted(indexed - stored)),
+            bare_nodes=tuple(sorted(bare)),
+            problems=tuple(problems),
+            notes=tuple(self.notes),
+        )
+
+    def snapshot_entries(self) -> Iterator[Entry]:
+        return self.graph.snapshot_entries()
+
     # ------------------------------------------------------------------ lifecycle
     def close(self, *, compact: bool = False) -> None:
-        """Release the folder; ``compact`` first folds the journal into a new snapshot."""
+        """Release the folder; ``compact`` first folds the journal into a new snapshot (when
+        that fails, on a full disk, the journal still holds everything)."""
         try:
-            if compact and self._opened and self._journal.entries_since_snapshot:
-                self.graph.compact()
+            if self._opened and (self._unfinished is not None or self._rollbacks):
+                with contextlib.suppress(StorageError):
+                    self.before_transaction()
+            if (
+                compact
+                and self._opened
+                and self._journal.entries_since_snapshot
+                and self.compaction_allowed()
+            ):
+                with contextlib.suppress(StorageError):
+                    self.graph.compact()
         finally:
             self._release()
 
     def _release(self) -> None:
         try:
             while self._opened:
-                self._opened.pop().close()
+                item = self._opened.pop()
+                item.close()
+                if item is getattr(self, "vectors", None) and self.config.chroma.host is None:
+                    # Chroma writes its vector index partly from uninitialised memory, which can hold
+                    # text or vectors of anyone this process handled (a user just forgotten too):
+                    # clear those bytes while nothing has the files open
+                    self._sanitize_index()
         finally:
             self._lock.release()
+
+    def _sanitize_index(self) -> None:
+        from ucma_core.storage.hnsw import sanitize
+
+        chroma = self.folder / "chroma"
+        with contextlib.suppress(OSError):
+            for entry in chroma.iterdir() if chroma.exists() else ():
+                if entry.is_dir() and not entry.name.startswith("."):
+                    sanitize(entry)
 
 
 def _keyword_row(record: MemoryRecord, stored: dict[str, str | int | float | bool]) -> KeywordRow:

@@ -1,26 +1,33 @@
 """The memory graph: memories and entities as nodes, typed weighted edges between them.
 
-The graph lives in memory as a networkx ``DiGraph``; every change is written to
-the folder's :class:`~ucma_core.storage.journal.Journal` before it is applied, so
-the graph on disk is always the graph in memory. Between a pair of nodes each
-edge *type* has its own weight (``kinds``); the edge's ``weight`` is the largest.
+The graph lives in memory as a networkx ``DiGraph``. Changes are grouped into
+transactions (:meth:`MemoryGraph.batch`): each change is applied at once and
+remembered with what it replaced; at the end of the outermost batch the changes
+are appended to the folder's :class:`~ucma_core.storage.journal.Journal` with a
+commit mark. If anything in the batch raises — including the journal append on a
+full disk — the changes are undone and the callbacks registered with
+:meth:`MemoryGraph.on_abort` undo what the batch did to Chroma, so an operation
+that raised has stored nothing. Between a pair of nodes each edge *type* has its
+own weight (``kinds``); the edge's ``weight`` is the largest.
 """
 
 from __future__ import annotations
 
+import contextlib
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, Protocol
 
 import networkx as nx
 import numpy as np
 
-from ucma_core.errors import CorruptStoreError, InvalidInputError
-from ucma_core.storage.journal import Entry, Journal, Op
+from ucma_core.errors import CorruptStoreError, InvalidInputError, StorageError
+from ucma_core.storage.journal import Entry, Intent, Journal, Op
 
-__all__ = ["EdgeType", "MemoryGraph"]
+__all__ = ["EdgeType", "MemoryGraph", "TransactionHooks"]
 
 #: Node attributes whose few distinct values repeat across many nodes: one string object
 #: each (``sys.intern``) instead of one per node, which matters at 100k nodes.
@@ -61,23 +68,71 @@ class EdgeType(str, Enum):
             raise InvalidInputError(f"unknown edge type {value!r}; expected one of: {known}") from e
 
 
+class TransactionHooks(Protocol):
+    """What the owner of the graph (the folder's backend) does around transactions."""
+
+    def before_transaction(self) -> None:
+        """Called before a transaction starts (may raise to refuse it)."""
+
+    def compaction_allowed(self) -> bool:
+        """Whether the journal may be folded into a snapshot now."""
+
+    def rollback_failed(self, pending: list[Callable[[], None]]) -> None:
+        """Undo callbacks that failed (and those after them): the owner runs them again before
+        the next transaction starts."""
+
+    def unfinished(self, intent: Intent) -> None:
+        """A transaction past its point of no return failed: the owner finishes its deletions."""
+
+    def reverted(self) -> None:
+        """Graph changes were undone: indexes kept outside the graph must be rebuilt."""
+
+
+@dataclass
+class _Transaction:
+    ops: list[Op] = field(default_factory=list)
+    undo: list[tuple[Any, ...]] = field(default_factory=list)
+    intent: Intent = field(default_factory=Intent)
+    begun: bool = False
+    #: Chroma deleted records in this transaction: it cannot be undone, only finished.
+    no_return: bool = False
+    scrub: bool = False
+    aborts: list[Callable[[], None]] = field(default_factory=list)
+
+
 class MemoryGraph:
-    """Journaled, typed, weighted directed graph.
+    """Journaled, typed, weighted directed graph with all-or-nothing transactions.
 
     Mutations may be grouped with :meth:`batch` so that one logical write (an
-    observation with its links) is one journal append.
+    observation with its links) is one transaction: one commit in the journal.
     """
 
-    def __init__(self, journal: Journal | None = None, *, snapshot_every: int = 5000) -> None:
+    def __init__(
+        self,
+        journal: Journal | None = None,
+        *,
+        snapshot_every: int = 5000,
+        hooks: TransactionHooks | None = None,
+    ) -> None:
         self._g: nx.DiGraph = nx.DiGraph()
         self._journal = journal
         self._snapshot_every = snapshot_every
-        self._pending: list[Op] | None = None
+        self._hooks = hooks
+        self._txn: _Transaction | None = None
+        #: Changes of a transaction that passed its point of no return but could not be
+        #: journaled (a full disk): written with the next commit or snapshot.
+        self._carry: list[Op] = []
+        self._hold = 0
+        self._next_compaction = 0
         self._pagerank: dict[str, float] | None = None
 
     # ------------------------------------------------------------------ loading
-    def load(self, snapshot: Iterable[Entry] | None, ops: Iterable[Op]) -> None:
-        """Rebuild from a snapshot's entries and the journal entries after it (no journaling)."""
+    def load(self, snapshot: Iterable[Entry] | None, ops: Iterable[Op], *, tolerant: bool = False) -> None:
+        """Rebuild from a snapshot's entries and the journal entries after it (no journaling).
+
+        ``tolerant`` (a repair after lost entries) skips changes to nodes that do not exist
+        instead of creating bare ones.
+        """
         try:
             for entry in snapshot or ():
                 if entry[0] == "n":
@@ -89,9 +144,24 @@ class MemoryGraph:
                 else:
                     raise ValueError(f"unknown snapshot entry {entry[0]!r}")
             for op in ops:
+                if tolerant and not self._applies(op):
+                    continue
                 self._apply(op)
-        except (TypeError, ValueError, KeyError, IndexError) as e:
+        except (TypeError, ValueError, KeyError, IndexError, AttributeError) as e:
             raise CorruptStoreError(f"graph snapshot or journal entry is malformed: {e}") from e
+
+    def _applies(self, op: Op) -> bool:
+        kind = op["op"]
+        if kind == "n":
+            return op["id"] in self._g or "kind" in op["a"]
+        if kind in ("e", "ex"):
+            return op["u"] in self._g and op["v"] in self._g
+        return True
+
+    def clear(self) -> None:
+        """Forget every node and edge (before loading another snapshot)."""
+        self._g = nx.DiGraph()
+        self._pagerank = None
 
     def snapshot_entries(self) -> Iterator[Entry]:
         """The whole graph as snapshot entries, read from the live graph (no copy)."""
@@ -100,40 +170,192 @@ class MemoryGraph:
         for u, v, data in self._g.edges(data=True):
             yield ["e", u, v, data["kinds"]]
 
-    def compact(self) -> None:
-        """Write a fresh snapshot and empty the journal."""
+    def compact(self, *, keep_previous: bool = True) -> None:
+        """Write a fresh snapshot and empty the journal (changes waiting to be journaled
+        are in the snapshot, so they are written too)."""
+        if self._txn is not None:
+            raise StorageError("cannot write a snapshot in the middle of a transaction")
         if self._journal is not None:
-            self._journal.write_snapshot(self.snapshot_entries())
+            self._journal.write_snapshot(self.snapshot_entries(), keep_previous=keep_previous)
+            self._carry = []
 
-    # ------------------------------------------------------------------ writing
     @contextmanager
-    def batch(self) -> Iterator[None]:
-        """Group mutations into one journal append (nested batches join the outer one)."""
-        if self._pending is not None:
-            yield
-            return
-        self._pending = []
+    def hold_compaction(self) -> Iterator[None]:
+        """No automatic snapshot inside this block (a deletion waiting for its scrub)."""
+        self._hold += 1
         try:
             yield
         finally:
-            pending, self._pending = self._pending, None
-            self._write(pending)
+            self._hold -= 1
 
-    def _emit(self, op: Op) -> None:
-        self._apply(op)
-        if self._pending is not None:
-            self._pending.append(op)
-        else:
-            self._write([op])
+    # ------------------------------------------------------------------ transactions
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Group mutations into one transaction (nested batches join the outer one).
 
-    def _write(self, ops: list[Op]) -> None:
-        if not ops or self._journal is None:
+        The changes are committed to the journal when the outermost batch ends; if the
+        block or the commit raises, they are undone (see the module docstring).
+        """
+        if self._txn is not None:
+            yield
             return
-        self._journal.append(ops)
+        if self._hooks is not None:
+            self._hooks.before_transaction()
+        txn = _Transaction()
+        self._txn = txn
+        try:
+            yield
+            self._txn = None
+            self._commit(txn)
+        except BaseException:
+            self._txn = None
+            self._abort(txn)
+            raise
+        finally:
+            self._txn = None
+
+    @property
+    def in_transaction(self) -> bool:
+        return self._txn is not None
+
+    def intend(
+        self,
+        *,
+        add: Iterable[str] = (),
+        rep: dict[str, list[Any]] | None = None,
+        delete: Iterable[str] = (),
+        scrub: bool = False,
+    ) -> None:
+        """Record, durably, what the current transaction is about to do to Chroma (before it
+        does it), so a crash in between can be undone or finished on the next open."""
+        txn = self._require_txn()
+        step = Intent(add=list(add), rep=dict(rep or {}), delete=list(delete), scrub=scrub)
+        if not step:
+            return
+        if self._journal is not None:
+            self._journal.append([step.line("i" if txn.begun else "b")])
+        txn.begun = True
+        txn.intent.merge(step.line("i"))
+
+    def point_of_no_return(self) -> None:
+        """The current transaction deleted records from Chroma: from here on it is finished,
+        not undone, if something fails (the changes wait for the next commit)."""
+        self._require_txn().no_return = True
+
+    def mark_scrub(self) -> None:
+        """Commit a scrub-pending mark with the current transaction (see :class:`Replay`)."""
+        self._require_txn().scrub = True
+
+    def on_abort(self, undo: Callable[[], None]) -> None:
+        """Run ``undo`` if the current transaction is rolled back (last registered runs first)."""
+        self._require_txn().aborts.append(undo)
+
+    def _require_txn(self) -> _Transaction:
+        if self._txn is None:
+            raise StorageError("this change must run inside graph.batch()")
+        return self._txn
+
+    def _commit(self, txn: _Transaction) -> None:
+        ops = self._carry + txn.ops
+        if self._journal is None or not (ops or txn.begun or txn.scrub):
+            return
+        lines = [*ops, *([{"op": "s"}] if txn.scrub else []), {"op": "c"}]
+        self._journal.append(lines)
+        self._carry = []
+        self._maybe_compact()
+
+    def _abort(self, txn: _Transaction) -> None:
+        if txn.no_return:
+            self._carry.extend(txn.ops)
+            if self._hooks is not None:
+                self._hooks.unfinished(txn.intent)
+            return
+        for record in reversed(txn.undo):
+            self._revert(record)
+        self._pagerank = None
+        if txn.undo and self._hooks is not None:
+            self._hooks.reverted()
+        undos = list(reversed(txn.aborts))
+        for n, undo in enumerate(undos):
+            try:
+                undo()
+            except BaseException:  # the owner retries before the next transaction
+                if self._hooks is None:
+                    raise
+                self._hooks.rollback_failed(undos[n:])
+                return
+        if txn.begun and self._journal is not None:
+            with contextlib.suppress(StorageError):  # without it the next "b" closes the transaction
+                self._journal.append([{"op": "a"}])
+
+    def _maybe_compact(self) -> None:
+        journal = self._journal
+        if journal is None or self._hold or self._carry:
+            return
         # a snapshot costs O(graph); waiting for at least as many entries as nodes keeps the
         # cost per write O(1) however large the graph grows
-        if self._journal.entries_since_snapshot >= max(self._snapshot_every, self._g.number_of_nodes()):
+        due = max(self._snapshot_every, self._g.number_of_nodes(), self._next_compaction)
+        if journal.entries_since_snapshot < due:
+            return
+        if self._hooks is not None and not self._hooks.compaction_allowed():
+            return
+        try:
             self.compact()
+            self._next_compaction = 0
+        except StorageError:  # the commit stands; try again after as many entries again
+            self._next_compaction = journal.entries_since_snapshot + self._snapshot_every
+
+    # ------------------------------------------------------------------ changes
+    def _emit(self, op: Op) -> None:
+        txn = self._txn
+        if txn is None:
+            with self.batch():
+                self._emit(op)
+            return
+        txn.undo.append(self._inverse(op))
+        self._apply(op)
+        txn.ops.append(op)
+
+    def _inverse(self, op: Op) -> tuple[Any, ...]:
+        kind = op["op"]
+        g = self._g
+        if kind == "n":
+            node = op["id"]
+            return ("attrs", node, dict(g.nodes[node])) if node in g else ("drop", node)
+        if kind == "x":
+            node = op["id"]
+            if node not in g:
+                return ("none",)
+            edges = [(u, v, dict(d["kinds"])) for u, v, d in g.out_edges(node, data=True)]
+            edges += [(u, v, dict(d["kinds"])) for u, v, d in g.in_edges(node, data=True)]
+            return ("node", node, dict(g.nodes[node]), edges)
+        u, v = op["u"], op["v"]
+        if g.has_edge(u, v):
+            return ("edge", u, v, dict(g.edges[u, v]["kinds"]))
+        return ("noedge", u, v)
+
+    def _revert(self, record: tuple[Any, ...]) -> None:
+        kind = record[0]
+        g = self._g
+        if kind == "attrs":
+            _, node, attrs = record
+            g.nodes[node].clear()
+            g.nodes[node].update(attrs)
+        elif kind == "drop":
+            if record[1] in g:
+                g.remove_node(record[1])
+        elif kind == "node":
+            _, node, attrs, edges = record
+            g.add_node(node, **attrs)
+            for u, v, kinds in edges:
+                g.add_edge(u, v, kinds=kinds, weight=max(kinds.values()))
+        elif kind == "edge":
+            _, u, v, kinds = record
+            g.add_edge(u, v, kinds=kinds, weight=max(kinds.values()))
+        elif kind == "noedge":
+            _, u, v = record
+            if g.has_edge(u, v):
+                g.remove_edge(u, v)
 
     def _apply(self, op: Op) -> None:
         kind = op["op"]
@@ -150,7 +372,7 @@ class MemoryGraph:
             u, v, t, w = op["u"], op["v"], op["t"], float(op["w"])
             if self._g.has_edge(u, v):
                 data = self._g.edges[u, v]
-                data["kinds"][t] = w
+                data["kinds"] = {**data["kinds"], t: w}
                 data["weight"] = max(data["kinds"].values())
             else:
                 self._g.add_edge(u, v, kinds={t: w}, weight=w)
@@ -158,9 +380,9 @@ class MemoryGraph:
         elif kind == "ex":
             u, v, t = op["u"], op["v"], op["t"]
             if self._g.has_edge(u, v):
-                kinds = self._g.edges[u, v]["kinds"]
-                kinds.pop(t, None)
+                kinds = {k: w for k, w in self._g.edges[u, v]["kinds"].items() if k != t}
                 if kinds:
+                    self._g.edges[u, v]["kinds"] = kinds
                     self._g.edges[u, v]["weight"] = max(kinds.values())
                 else:
                     self._g.remove_edge(u, v)

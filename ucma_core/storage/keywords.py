@@ -6,9 +6,12 @@ record's stored fields (the Chroma metadata), so reading memories by id — whic
 every :meth:`~ucma_core.Memory.remember` does for its results — is one SQLite
 primary-key lookup instead of a Chroma read. The index is derived data: it is updated
 on every write and deletion, and when it is missing or disagrees with Chroma
-after a crash it is repaired from Chroma on open. Deleted rows are purged with
-``secure_delete``, a VACUUM and a WAL checkpoint, so :meth:`KeywordIndex.scrub` leaves no text of a
-forgotten user in the file.
+after a crash it is repaired from Chroma on open; a damaged file is replaced by a
+new one rebuilt from Chroma (:meth:`KeywordIndex.open_or_rebuild`). Deleted rows are
+purged with ``secure_delete``, a VACUUM and a WAL checkpoint, so
+:meth:`KeywordIndex.scrub` leaves no text of a forgotten user in the file. The
+write-ahead log is checkpointed every 64 pages and cut back to 256 KiB, so it stays
+small on a small disk.
 """
 
 from __future__ import annotations
@@ -22,8 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ucma_core.errors import StorageError
+from ucma_core.storage.diskspace import storage_error
 
-__all__ = ["KeywordHit", "KeywordIndex", "KeywordRow", "match_query"]
+__all__ = ["DamagedIndexError", "KeywordHit", "KeywordIndex", "KeywordRow", "match_query"]
 
 _FILE = "keywords.sqlite3"
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
@@ -38,6 +42,10 @@ STOPWORDS = frozenset(
     yours yourself yourselves tell know say said says ask asked remember mention mentioned did does like
     get got go going went thing things also really one much many well""".split()
 )
+
+
+class DamagedIndexError(StorageError):
+    """The keyword index file cannot be read (it is rebuilt from Chroma)."""
 
 
 @dataclass(frozen=True)
@@ -79,16 +87,25 @@ def match_query(text: str) -> str | None:
 class KeywordIndex:
     """BM25 keyword search over memory texts, scoped like the vector store."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, *, check: bool = False) -> None:
         self.path = folder / _FILE
         self.created = not self.path.exists()
         try:
             self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as e:
+            raise storage_error(e, f"opening keyword index {self.path}") from e
+        try:
             # WAL with synchronous=NORMAL: a commit survives a crash of the process without an
             # fsync per write (the index is derived data, repaired from Chroma on open anyway)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA secure_delete=ON")
+            self._db.execute("PRAGMA wal_autocheckpoint=64")
+            self._db.execute("PRAGMA journal_size_limit=262144")
+            if check and not self.created:
+                verdict = self._db.execute("PRAGMA quick_check(1)").fetchone()
+                if verdict is None or verdict[0] != "ok":
+                    raise sqlite3.DatabaseError(f"quick_check: {verdict[0] if verdict else 'no answer'}")
             self._db.execute(
                 "CREATE VIRTUAL TABLE IF NOT EXISTS memories USING fts5("
                 "content, id UNINDEXED, user_id UNINDEXED, agent_id UNINDEXED, session_id UNINDEXED, "
@@ -101,8 +118,49 @@ class KeywordIndex:
             columns = {row[1] for row in self._db.execute("PRAGMA table_info(rowids)")}
             if "stored" not in columns:  # a folder written before rows kept their fields
                 self._db.execute("ALTER TABLE rowids ADD COLUMN stored TEXT")
+            self._db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            if check:
+                self._db.execute("SELECT count(*) FROM rowids").fetchone()
+        except sqlite3.DatabaseError as e:
+            self._db.close()
+            if "disk" in str(e).lower() and "full" in str(e).lower():
+                raise storage_error(e, f"opening keyword index {self.path}") from e
+            raise DamagedIndexError(f"keyword index {self.path} is damaged: {e}") from e
         except sqlite3.Error as e:
-            raise StorageError(f"cannot open keyword index {self.path}: {e}") from e
+            self._db.close()
+            raise storage_error(e, f"opening keyword index {self.path}") from e
+
+    @classmethod
+    def open_or_rebuild(cls, folder: Path) -> tuple[KeywordIndex, str | None]:
+        """Open the index; a damaged one is deleted and started afresh (the caller refills
+        it from Chroma). Returns the index and a note saying what was done, if anything."""
+        try:
+            return cls(folder, check=True), None
+        except DamagedIndexError as e:
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                with contextlib.suppress(FileNotFoundError):
+                    (folder / (_FILE + suffix)).unlink()
+            index = cls(folder)
+            return index, f"{e}; it was deleted and is rebuilt from Chroma (derived data, nothing lost)"
+
+    def get_meta(self, key: str) -> str | None:
+        try:
+            row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        except sqlite3.Error as e:
+            raise storage_error(e, f"reading keyword index {self.path}") from e
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        try:
+            self._db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
+        except sqlite3.Error as e:
+            raise storage_error(e, f"writing keyword index {self.path}") from e
+
+    def count(self) -> int:
+        try:
+            return int(self._db.execute("SELECT count(*) FROM rowids").fetchone()[0])
+        except sqlite3.Error as e:
+            raise storage_error(e, f"reading keyword index {self.path}") from e
 
     def add(self, rows: Iterable[KeywordRow]) -> None:
         data = [
@@ -135,7 +193,7 @@ class KeywordIndex:
             self._db.execute("COMMIT")
         except sqlite3.Error as e:
             self._rollback()
-            raise StorageError(f"keyword index write failed: {e}") from e
+            raise storage_error(e, f"writing the keyword index {self.path}") from e
 
     def delete(self, ids: Sequence[str]) -> None:
         if not ids:
@@ -153,7 +211,7 @@ class KeywordIndex:
             self._db.execute("COMMIT")
         except sqlite3.Error as e:
             self._rollback()
-            raise StorageError(f"keyword index delete failed: {e}") from e
+            raise storage_error(e, f"deleting from the keyword index {self.path}") from e
 
     def scrub(self) -> None:
         """Merge the FTS segments and vacuum so deleted text leaves the file."""
@@ -162,7 +220,7 @@ class KeywordIndex:
             self._db.execute("VACUUM")
             self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         except sqlite3.Error as e:
-            raise StorageError(f"could not scrub {self.path}: {e}") from e
+            raise storage_error(e, f"scrubbing {self.path}") from e
 
     def ids(self) -> set[str]:
         try:

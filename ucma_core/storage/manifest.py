@@ -16,8 +16,10 @@ SCHEMA_VERSION = 1
 _FILE = "ucma.json"
 _FORMAT = "ucma-memory-folder"
 #: Additive layout changes a folder has (older folders are upgraded on open, then marked):
-#: ``metadata-keys`` — callers' top-level scalar metadata values are filterable Chroma keys.
-FEATURES = ("metadata-keys",)
+#: ``metadata-keys`` — callers' top-level scalar metadata values are filterable Chroma keys;
+#: ``intents`` — every write is journaled with its intent and a commit mark, so any record
+#: Chroma and the graph disagree about without an open intent means data was lost.
+FEATURES = ("metadata-keys", "intents")
 
 
 @dataclass(frozen=True)
@@ -42,7 +44,12 @@ class Manifest:
         path = cls.path(folder)
         if not path.exists():
             return None
-        data = read_json(path)
+        return cls.from_dict(read_json(path), folder)
+
+    @classmethod
+    def from_dict(cls, data: object, folder: Path) -> Manifest:
+        """The manifest ``data`` (as :meth:`to_dict` wrote it) describes."""
+        path = cls.path(folder)
         if not isinstance(data, dict) or data.get("format") != _FORMAT:
             raise CorruptStoreError(f"{path} is not a UCMA manifest")
         version = data.get("schema_version")
@@ -78,20 +85,27 @@ class Manifest:
         manifest.save(folder)
         return manifest
 
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "format": _FORMAT,
+            "schema_version": self.schema_version,
+            "folder_id": self.folder_id,
+            "created_at": self.created_at,
+            "embedder": {"name": self.embedder_name, "dimension": self.dimension},
+            "collection": self.collection,
+            "features": list(self.features),
+        }
+
     def save(self, folder: Path) -> None:
         """Write this manifest into ``folder`` (atomically)."""
-        write_json_atomic(
-            self.path(folder),
-            {
-                "format": _FORMAT,
-                "schema_version": self.schema_version,
-                "folder_id": self.folder_id,
-                "created_at": self.created_at,
-                "embedder": {"name": self.embedder_name, "dimension": self.dimension},
-                "collection": self.collection,
-                "features": list(self.features),
-            },
-        )
+        write_json_atomic(self.path(folder), self.to_dict())
+
+    def next_collection(self) -> str:
+        """The name of the collection a rebuild copies this folder's records into."""
+        base, _, generation = self.collection.rpartition(".g")
+        if base and generation.isdigit():
+            return f"{base}.g{int(generation) + 1}"
+        return f"{self.collection}.g2"
 
     def check_embedder(self, name: str, dimension: int, folder: Path) -> None:
         """Raise :class:`EmbedderMismatchError` unless ``name``/``dimension`` match the folder's."""

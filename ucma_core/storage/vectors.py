@@ -3,25 +3,54 @@
 Both clients go through the same :class:`VectorStore`; only :func:`open_chroma`
 differs. UCMA always computes vectors itself, so the collection is created with no
 embedding function and Chroma never tries to download a model.
+
+Three safeguards sit between UCMA and Chroma:
+
+* **Pinned settings.** Chroma's ``Settings`` read environment variables and a
+  ``.env`` file in the working directory, and one of them (``CHROMA_API_IMPL``) can
+  switch an embedded client to a Python code path that loads ``index_metadata.pickle``
+  with ``pickle.load``. :func:`chroma_settings` passes every field explicitly (its
+  declared default, telemetry off) and no ``.env``, so nothing outside the program
+  changes which code Chroma runs.
+* **Bounded calls.** Every call runs on a worker thread and is abandoned after
+  ``LimitsConfig.chroma_timeout_seconds`` with a :class:`StorageError`: a full disk can
+  make Chroma wait forever, and the memory's lock must not wait with it.
+* **A fresh client after a failure.** An embedded client that failed (typically on a
+  full disk) can hang on its next write even once space is back, so after any error
+  the client is closed and reopened before the next call.
+
+Writes larger than Chroma's maximum batch size are split into batches.
 """
 
 from __future__ import annotations
 
+import contextlib
+import re
+import shutil
 import sqlite3
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from ucma_core.config import ChromaConfig
 from ucma_core.errors import StorageError
+from ucma_core.storage.diskspace import storage_error
 
-__all__ = ["VectorHit", "VectorStore", "open_chroma"]
+__all__ = ["CollectionProblem", "VectorHit", "VectorStore", "chroma_settings", "open_chroma"]
 
 Metadata = dict[str, str | int | float | bool]
 Where = dict[str, Any]
+T = TypeVar("T")
+
+#: Collection metadata key holding the id of the folder the collection belongs to.
+FOLDER_KEY = "ucma:folder"
+_SEGMENT_DIR = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
 
 @dataclass(frozen=True)
@@ -36,34 +65,263 @@ class VectorHit:
     vector: np.ndarray | None = None
 
 
+def chroma_settings() -> Any:
+    """Chroma ``Settings`` with every field given explicitly (so no environment variable or
+    ``.env`` file can change them), telemetry off and resets forbidden."""
+    from chromadb.config import Settings
+
+    fields = {
+        name: info.get_default(call_default_factory=True) for name, info in Settings.model_fields.items()
+    }
+    fields.update(anonymized_telemetry=False, allow_reset=False)
+    build: Any = Settings  # pydantic-settings' ``_env_file`` is not in the stubs
+    return build(_env_file=None, **fields)
+
+
 def open_chroma(config: ChromaConfig, folder: Path) -> Any:
     """Return a Chroma client: a server's ``HttpClient`` if ``config.host`` is set, else an
     embedded ``PersistentClient`` in ``folder/chroma``."""
     import chromadb
-    from chromadb.config import Settings
 
-    settings = Settings(anonymized_telemetry=False, allow_reset=False)
+    settings = chroma_settings()
     try:
         if config.host:
             return chromadb.HttpClient(host=config.host, port=config.port, ssl=config.ssl, settings=settings)
         return chromadb.PersistentClient(path=str(folder / "chroma"), settings=settings)
-    except Exception as e:  # chromadb raises assorted types (ValueError, ConnectionError, its own)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as e:  # chromadb raises assorted types, a damaged file a Rust panic
         where = f"{config.host}:{config.port}" if config.host else str(folder / "chroma")
-        raise StorageError(f"cannot open Chroma at {where}: {e}") from e
+        raise storage_error(e, f"opening Chroma at {where}") from e
+
+
+class CollectionProblem(StorageError):
+    """The collection a folder names does not exist or belongs to another folder."""
+
+
+class _Timeout(Exception):
+    pass
+
+
+class _Worker:
+    """One daemon thread that runs Chroma calls; the caller waits at most ``timeout`` seconds."""
+
+    def __init__(self, timeout: float) -> None:
+        self.timeout = timeout
+        self._jobs: list[tuple[Callable[[], Any], Future[Any]]] = []
+        self._ready = threading.Condition()
+        self._stopped = False
+        self._thread = threading.Thread(target=self._loop, name="ucma-chroma", daemon=True)
+        self._thread.start()
+
+    def _loop(self) -> None:
+        while True:
+            with self._ready:
+                while not self._jobs and not self._stopped:
+                    self._ready.wait()
+                if self._stopped and not self._jobs:
+                    return
+                fn, future = self._jobs.pop(0)
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(fn())
+            except BaseException as e:  # handed to the caller, who decides
+                future.set_exception(e)
+
+    def call(self, fn: Callable[[], T]) -> T:
+        future: Future[T] = Future()
+        with self._ready:
+            if self._stopped:
+                raise StorageError("the Chroma worker is stopped")
+            self._jobs.append((fn, future))
+            self._ready.notify()
+        try:
+            return future.result(timeout=self.timeout)
+        except FutureTimeout as e:
+            future.cancel()
+            raise _Timeout() from e
+
+    def stop(self) -> None:
+        with self._ready:
+            self._stopped = True
+            self._ready.notify()
 
 
 class VectorStore:
     """One Chroma collection holding every memory's text, vector and filter metadata."""
 
-    def __init__(self, client: Any, collection: str, *, embedded_path: Path | None) -> None:
-        self._client = client
-        self._embedded_path = embedded_path
+    def __init__(self, config: ChromaConfig, folder: Path, *, timeout: float = 120.0) -> None:
+        self._config = config
+        self._folder = folder
+        self.embedded_path: Path | None = None if config.host else folder / "chroma"
+        self._worker = _Worker(timeout)
+        self._client: Any = None
+        self._col: Any = None
+        self.name: str | None = None
+        self._broken = False
+        self.max_batch = 5000
         try:
-            self._col = client.get_or_create_collection(
-                collection, embedding_function=None, metadata={"hnsw:space": "cosine"}
+            self._connect()
+        except BaseException:
+            self._worker.stop()
+            raise
+
+    # ------------------------------------------------------------------ plumbing
+    def _connect(self) -> None:
+        self._client = self._call("opening the client", lambda: open_chroma(self._config, self._folder))
+        with contextlib.suppress(StorageError):
+            size = self._call("reading the batch limit", self._client.get_max_batch_size)
+            self.max_batch = max(1, min(int(size), 5000))
+        if self.name is not None:
+            name = self.name
+            self._col = self._call("opening the collection", lambda: self._client.get_collection(name))
+        self._broken = False
+
+    def _reconnect(self) -> None:
+        old = self._client
+        self._client = self._col = None
+        if old is not None and callable(getattr(old, "close", None)):
+            with contextlib.suppress(StorageError):
+                self._call("closing the failed client", old.close)
+        self._connect()
+
+    def _call(self, what: str, fn: Callable[[], T]) -> T:
+        try:
+            return self._worker.call(fn)
+        except _Timeout:
+            self._broken = True
+            self._worker.stop()  # the stuck thread is abandoned; calls go to a new one
+            self._worker = _Worker(self._worker.timeout)
+            raise StorageError(
+                f"Chroma did not finish {what} within {self._worker.timeout:g} s and was abandoned "
+                "(a full disk can make it wait forever); nothing more was stored by this call. "
+                "Check the disk and retry (MemoryConfig.limits.chroma_timeout_seconds sets the wait)"
+            ) from None
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except StorageError:
+            raise
+        except BaseException as e:  # chromadb raises assorted types, a damaged file a Rust panic
+            self._broken = True
+            raise storage_error(e, f"Chroma {what}", folder=self.embedded_path) from e
+
+    def _run(self, what: str, fn: Callable[[Any], T]) -> T:
+        if self._broken:
+            self._reconnect()
+        if self._col is None:
+            raise StorageError("no Chroma collection is open")
+        col = self._col
+        return self._call(what, lambda: fn(col))
+
+    def _chunks(self, items: Sequence[Any]) -> Iterator[slice]:
+        for start in range(0, len(items), self.max_batch):
+            yield slice(start, start + self.max_batch)
+
+    # ------------------------------------------------------------------ collections
+    def collections(self) -> dict[str, dict[str, Any]]:
+        """``{name: metadata}`` of every collection the client sees."""
+        if self._broken:
+            self._reconnect()
+        client = self._client
+        found = self._call("listing collections", lambda: list(client.list_collections()))
+        return {str(c.name): dict(c.metadata or {}) for c in found}
+
+    def use(self, name: str, *, create: bool, folder_id: str) -> bool:
+        """Open the collection ``name`` (created, stamped with ``folder_id``, if ``create`` and
+        it does not exist); returns whether it already existed. Raises ``StorageError`` if it
+        does not exist and ``create`` is false, or if it belongs to another folder."""
+        if self._broken:
+            self._reconnect()
+        client = self._client
+        existing = self.collections()
+        if name in existing:
+            owner = existing[name].get(FOLDER_KEY)
+            if owner is not None and owner != folder_id:
+                raise CollectionProblem(
+                    f"Chroma collection {name!r} belongs to another memory folder ({owner}), not this one "
+                    f"({folder_id})"
+                )
+            self._col = self._call("opening the collection", lambda: client.get_collection(name))
+            self.name = name
+            return True
+        if not create:
+            raise CollectionProblem(f"Chroma collection {name!r} does not exist")
+        metadata = {"hnsw:space": "cosine", FOLDER_KEY: folder_id}
+        self._col = self._call(
+            "creating the collection",
+            lambda: client.create_collection(name, embedding_function=None, metadata=metadata),
+        )
+        self.name = name
+        return False
+
+    def drop(self, name: str) -> None:
+        """Delete the collection ``name`` (not the open one)."""
+        if name == self.name:
+            raise StorageError("cannot drop the collection in use")
+        client = self._client
+        with contextlib.suppress(StorageError):  # already gone
+            self._call("deleting a collection", lambda: client.delete_collection(name))
+
+    def copy_to(
+        self,
+        name: str,
+        folder_id: str,
+        *,
+        reembed: Callable[[list[str]], list[list[float]]] | None = None,
+    ) -> None:
+        """Copy every record into a new collection ``name`` and switch to it (the old one stays
+        until :meth:`drop`). With ``reembed`` vectors are computed again from the text (for
+        a damaged vector index) instead of read."""
+        source = self._col
+        source_name = self.name
+        ids = sorted(self.all_ids())
+        self.use(name, create=True, folder_id=folder_id)
+        target = self._col
+        include = ["documents", "metadatas"] + ([] if reembed else ["embeddings"])
+        try:
+            for part in self._chunks(ids):
+                chunk = ids[part]
+
+                def read(chunk: list[str] = chunk) -> Any:
+                    return source.get(ids=chunk, include=include)
+
+                res = self._call("reading records to copy", read)
+                docs = [d or "" for d in res["documents"]]
+                vectors = reembed(docs) if reembed else [[float(x) for x in v] for v in res["embeddings"]]
+
+                rows: dict[str, Any] = {
+                    "ids": list(res["ids"]),
+                    "embeddings": vectors,
+                    "documents": docs,
+                    "metadatas": [dict(m or {}) for m in res["metadatas"]],
+                }
+
+                def write(rows: dict[str, Any] = rows) -> None:
+                    target.add(**rows)
+
+                self._call("copying records", write)
+        except BaseException:
+            self._col, self.name = source, source_name
+            self.drop(name)
+            raise
+
+    # ------------------------------------------------------------------ writes
+    def _write(self, what: str, method: str, ids: Sequence[str], **columns: Sequence[Any]) -> None:
+        """Call the collection's ``method`` on ``ids`` and the ``columns`` in batches."""
+        for part in self._chunks(ids):
+            batch: dict[str, Any] = {"ids": list(ids[part])}
+            batch.update(
+                {
+                    name: [list(v) if name == "embeddings" else v for v in values[part]]
+                    for name, values in columns.items()
+                }
             )
-        except Exception as e:
-            raise StorageError(f"cannot open Chroma collection {collection!r}: {e}") from e
+
+            def call(col: Any, batch: dict[str, Any] = batch) -> Any:
+                return getattr(col, method)(**batch)
+
+            self._run(f"{what} {len(batch['ids'])} record(s)", call)
 
     def add(
         self,
@@ -72,17 +330,7 @@ class VectorStore:
         documents: Sequence[str],
         metadatas: Sequence[Metadata],
     ) -> None:
-        if not ids:
-            return
-        try:
-            self._col.add(
-                ids=list(ids),
-                embeddings=[list(v) for v in vectors],
-                documents=list(documents),
-                metadatas=list(metadatas),
-            )
-        except Exception as e:
-            raise StorageError(f"Chroma rejected the write of {len(ids)} record(s): {e}") from e
+        self._write("writing", "add", ids, embeddings=vectors, documents=documents, metadatas=metadatas)
 
     def upsert(
         self,
@@ -92,69 +340,48 @@ class VectorStore:
         metadatas: Sequence[dict[str, Any]],
     ) -> None:
         """Write records whether or not their ids exist (existing ones are replaced whole)."""
-        if not ids:
-            return
-        try:
-            self._col.upsert(
-                ids=list(ids),
-                embeddings=[list(v) for v in vectors],
-                documents=list(documents),
-                metadatas=list(metadatas),
-            )
-        except Exception as e:
-            raise StorageError(f"Chroma rejected the write of {len(ids)} record(s): {e}") from e
+        self._write("writing", "upsert", ids, embeddings=vectors, documents=documents, metadatas=metadatas)
 
     def update_metadata(self, ids: Sequence[str], metadatas: Sequence[Metadata]) -> None:
         """Add or change metadata keys of existing records (other keys stay)."""
-        if not ids:
-            return
-        try:
-            self._col.update(ids=list(ids), metadatas=list(metadatas))
-        except Exception as e:
-            raise StorageError(f"Chroma could not update {len(ids)} record(s): {e}") from e
-
-    def ids_where(self, where: Where | None) -> list[str]:
-        """Ids of every record matching ``where`` (no text, vectors or metadata read)."""
-        try:
-            kwargs: dict[str, Any] = {"include": []}
-            if where:
-                kwargs["where"] = where
-            return list(self._col.get(**kwargs)["ids"])
-        except Exception as e:
-            raise StorageError(f"Chroma could not list records: {e}") from e
+        self._write("updating", "update", ids, metadatas=metadatas)
 
     def delete(self, ids: Sequence[str]) -> None:
-        if not ids:
-            return
-        try:
-            self._col.delete(ids=list(ids))
-        except Exception as e:
-            raise StorageError(f"Chroma could not delete {len(ids)} record(s): {e}") from e
+        self._write("deleting", "delete", ids)
+
+    # ------------------------------------------------------------------ reads
+    def ids_where(self, where: Where | None) -> list[str]:
+        """Ids of every record matching ``where`` (no text, vectors or metadata read)."""
+        kwargs: dict[str, Any] = {"include": []}
+        if where:
+            kwargs["where"] = where
+        return list(self._run("listing records", lambda col: col.get(**kwargs))["ids"])
+
+    def _get(self, ids: Sequence[str], include: list[str]) -> Iterator[Any]:
+        """Chroma's ``get`` answers for ``ids`` in batches."""
+        for part in self._chunks(ids):
+            batch = list(ids[part])
+
+            def read(col: Any, batch: list[str] = batch) -> Any:
+                return col.get(ids=batch, include=include)
+
+            yield self._run(f"reading {len(batch)} record(s)", read)
 
     def get(self, ids: Sequence[str]) -> dict[str, tuple[str, Metadata]]:
         """``{id: (document, metadata)}`` for those of ``ids`` that exist."""
-        if not ids:
-            return {}
-        try:
-            res = self._col.get(ids=list(ids), include=["documents", "metadatas"])
-        except Exception as e:
-            raise StorageError(f"Chroma could not read {len(ids)} record(s): {e}") from e
-        return {
-            i: (d or "", dict(m or {}))
-            for i, d, m in zip(res["ids"], res["documents"], res["metadatas"], strict=True)
-        }
+        out: dict[str, tuple[str, Metadata]] = {}
+        for res in self._get(ids, ["documents", "metadatas"]):
+            out.update(
+                (i, (d or "", dict(m or {})))
+                for i, d, m in zip(res["ids"], res["documents"], res["metadatas"], strict=True)
+            )
+        return out
 
     def all_ids(self) -> set[str]:
-        try:
-            return set(self._col.get(include=[])["ids"])
-        except Exception as e:
-            raise StorageError(f"Chroma could not list record ids: {e}") from e
+        return set(self._run("listing record ids", lambda col: col.get(include=[]))["ids"])
 
     def count(self) -> int:
-        try:
-            return int(self._col.count())
-        except Exception as e:
-            raise StorageError(f"Chroma could not count records: {e}") from e
+        return int(self._run("counting records", lambda col: col.count()))
 
     def nearest(
         self, vector: Sequence[float], n: int, where: Where | None = None
@@ -171,10 +398,7 @@ class VectorStore:
         }
         if where:
             kwargs["where"] = where
-        try:
-            res = self._col.query(**kwargs)
-        except Exception as e:
-            raise StorageError(f"Chroma query failed: {e}") from e
+        res = self._run("querying", lambda col: col.query(**kwargs))
         return [
             (i, float(d), np.asarray(v, dtype=np.float32))
             for i, d, v in zip(res["ids"][0], res["distances"][0], res["embeddings"][0], strict=True)
@@ -182,69 +406,138 @@ class VectorStore:
 
     def vectors_of(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         """``{id: float32 vector}`` for those of ``ids`` that exist (no text or metadata read)."""
-        if not ids:
-            return {}
-        try:
-            res = self._col.get(ids=list(ids), include=["embeddings"])
-        except Exception as e:
-            raise StorageError(f"Chroma could not read {len(ids)} vector(s): {e}") from e
-        return {
-            i: np.asarray(v, dtype=np.float32)
-            for i, v in zip(res["ids"], res["embeddings"], strict=True)
-            if v is not None
-        }
+        out: dict[str, np.ndarray] = {}
+        for res in self._get(ids, ["embeddings"]):
+            out.update(
+                (i, np.asarray(v, dtype=np.float32))
+                for i, v in zip(res["ids"], res["embeddings"], strict=True)
+                if v is not None
+            )
+        return out
+
+    def rows_with_vectors(self, ids: Sequence[str]) -> dict[str, tuple[str, Metadata, list[float]]]:
+        """``{id: (document, metadata, vector)}`` for those of ``ids`` that exist."""
+        out: dict[str, tuple[str, Metadata, list[float]]] = {}
+        for res in self._get(ids, ["documents", "metadatas", "embeddings"]):
+            columns = (res["ids"], res["documents"], res["metadatas"], res["embeddings"])
+            for i, d, m, v in zip(*columns, strict=True):
+                out[i] = (d or "", dict(m or {}), [float(x) for x in v])
+        return out
 
     def lookup(self, ids: Sequence[str], *, with_vectors: bool = False) -> list[VectorHit]:
         """The records of those of ``ids`` that exist, as hits with ``distance`` = nan."""
-        if not ids:
-            return []
         include = ["documents", "metadatas"] + (["embeddings"] if with_vectors else [])
-        try:
-            res = self._col.get(ids=list(ids), include=include)
-        except Exception as e:
-            raise StorageError(f"Chroma could not read {len(ids)} record(s): {e}") from e
-        vectors = res["embeddings"] if with_vectors else [None] * len(res["ids"])
-        return [
-            VectorHit(i, float("nan"), doc or "", dict(meta or {}), _array(vec))
-            for i, doc, meta, vec in zip(res["ids"], res["documents"], res["metadatas"], vectors, strict=True)
-        ]
+        hits: list[VectorHit] = []
+        for res in self._get(ids, include):
+            vectors = res["embeddings"] if with_vectors else [None] * len(res["ids"])
+            columns = (res["ids"], res["documents"], res["metadatas"], vectors)
+            hits.extend(
+                VectorHit(i, float("nan"), doc or "", dict(meta or {}), _array(vec))
+                for i, doc, meta, vec in zip(*columns, strict=True)
+            )
+        return hits
 
+    def vectors_readable(self, ids: Sequence[str]) -> bool:
+        """Whether the vectors of ``ids`` can be read (a damaged or deleted vector index
+        cannot serve them)."""
+        try:
+            self.vectors_of(list(ids))
+        except StorageError:
+            return False
+        return True
+
+    # ------------------------------------------------------------------ lifecycle
     def close(self) -> None:
         """Release the client (an embedded client otherwise keeps a process-wide cache of
         the folder that goes stale when another process writes to it)."""
-        close = getattr(self._client, "close", None)
-        if callable(close):
-            try:
-                close()
-            except Exception as e:
-                raise StorageError(f"could not close the Chroma client: {e}") from e
+        client, self._client, self._col = self._client, None, None
+        try:
+            close = getattr(client, "close", None)
+            if callable(close) and not self._broken:
+                self._call("closing the client", close)
+        finally:
+            self._worker.stop()
 
     def scrub(self, ids: Sequence[str]) -> None:
-        """Remove deleted records' text from the embedded Chroma files.
+        """Remove deleted records' text and vectors from the embedded Chroma files.
 
-        Chroma keeps submitted records in its write-ahead log table and deleted rows
-        in free SQLite pages. For records already deleted through :meth:`delete`, this
-        blanks their log payloads, merges the full-text index and vacuums the file.
-        A no-op for a Chroma server (its disk is not ours to scrub).
+        Chroma keeps submitted records in its write-ahead log table, deleted rows in free
+        SQLite pages, and the vector index of a deleted collection in its own directory.
+        This blanks the log payloads of ``ids``, deletes vector-index directories no
+        collection uses, merges the full-text index and vacuums the file. A no-op for a
+        Chroma server (its disk is not ours to scrub).
         """
-        if self._embedded_path is None or not ids:
+        if self.embedded_path is None:
             return
-        db = self._embedded_path / "chroma.sqlite3"
+        db = self.embedded_path / "chroma.sqlite3"
         try:
             con = sqlite3.connect(db, isolation_level=None, timeout=30)
             try:
                 for start in range(0, len(ids), 500):
                     chunk = list(ids[start : start + 500])
                     marks = ",".join("?" * len(chunk))
-                    con.execute(f"UPDATE embeddings_queue SET metadata = NULL WHERE id IN ({marks})", chunk)
+                    con.execute(
+                        f"UPDATE embeddings_queue SET metadata = NULL, vector = NULL WHERE id IN ({marks})",
+                        chunk,
+                    )
                 con.execute(
                     "INSERT INTO embedding_fulltext_search(embedding_fulltext_search) VALUES('optimize')"
                 )
                 con.execute("VACUUM")
+                used = {row[0] for row in con.execute("SELECT id FROM segments")}
             finally:
                 con.close()
         except sqlite3.Error as e:
-            raise StorageError(f"could not scrub deleted text from {db}: {e}") from e
+            raise storage_error(e, f"scrubbing deleted text from {db}") from e
+        self._remove_unused_segments(used)
+
+    def sanitize_index(self) -> list[str]:
+        """Close the client, zero the bytes of the vector-index files that Chroma wrote from
+        uninitialised memory (see :mod:`ucma_core.storage.hnsw`), and reopen. Returns the
+        segment directories whose layout was not understood (left as they were)."""
+        if self.embedded_path is None:
+            return []
+        from ucma_core.storage.hnsw import sanitize
+
+        client, self._client, self._col = self._client, None, None
+        if client is not None and callable(getattr(client, "close", None)):
+            with contextlib.suppress(StorageError):
+                self._call("closing the client", client.close)
+        try:
+            unknown = [
+                entry.name
+                for entry in self.embedded_path.iterdir()
+                if entry.is_dir() and _SEGMENT_DIR.match(entry.name) and not sanitize(entry)
+            ]
+        except OSError as e:
+            raise storage_error(
+                e, f"clearing unused bytes of the vector index in {self.embedded_path}"
+            ) from e
+        finally:
+            self._connect()
+        return unknown
+
+    def remove_unused_segments(self) -> None:
+        """Delete vector-index directories no collection uses (Chroma leaves those of a
+        deleted collection behind, vectors and all)."""
+        if self.embedded_path is None:
+            return
+        db = self.embedded_path / "chroma.sqlite3"
+        try:
+            con = sqlite3.connect(db, timeout=30)
+            try:
+                used = {row[0] for row in con.execute("SELECT id FROM segments")}
+            finally:
+                con.close()
+        except sqlite3.Error as e:
+            raise storage_error(e, f"reading {db}") from e
+        self._remove_unused_segments(used)
+
+    def _remove_unused_segments(self, used: set[str]) -> None:
+        assert self.embedded_path is not None
+        for entry in self.embedded_path.iterdir():
+            if entry.is_dir() and _SEGMENT_DIR.match(entry.name) and entry.name not in used:
+                shutil.rmtree(entry, ignore_errors=True)
 
 
 def _array(vector: Any) -> np.ndarray | None:

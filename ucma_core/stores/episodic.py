@@ -80,7 +80,9 @@ class EpisodicStore:
         Must run inside ``graph.batch()`` so the whole write is one journal append.
         """
         now = self._ctx.now()
-        episodes = [self._episode(new_id(), d, self._ctx.fresh_state(d.importance, now)) for d in drafts]
+        # an episode observed after the fact (an imported history) was encoded when it happened
+        states = [self._ctx.fresh_state(d.importance, min(now, d.timestamp)) for d in drafts]
+        episodes = [self._episode(new_id(), d, state) for d, state in zip(drafts, states, strict=True)]
         self._ctx.backend.insert(episodes, vectors)
         for ep in episodes:
             self.link(ep.id)

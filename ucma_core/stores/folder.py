@@ -1,10 +1,15 @@
 """Every store of one memory folder, and the operations that span them.
 
 :class:`FolderStores` is the spine under :class:`~ucma_core.Memory`, its knowledge
-calls, maintenance and consolidation: it opens the folder (and rebuilds the
-in-memory indexes from the graph), deletes a memory everywhere, scans memories in
-a :class:`~ucma_core.scope.Scope`, reads typed records, resolves caller-given keys
+calls, maintenance and consolidation: it opens the folder (finishing what a crash
+interrupted, and rebuilding the in-memory indexes from the graph), deletes a memory
+everywhere, forgets a whole scope and scrubs its text from the files, scans memories
+in a :class:`~ucma_core.scope.Scope`, reads typed records, resolves caller-given keys
 and lists sessions and scopes. It holds no lock: callers serialise access.
+
+Every multi-record operation runs in one graph transaction (see
+:mod:`ucma_core.storage.backend`), so it is all or nothing across a crash; when a
+transaction is undone the in-memory indexes are rebuilt from the graph.
 """
 
 from __future__ import annotations
@@ -39,42 +44,76 @@ KeyRef = tuple[str | None, str | None, str]
 class FolderStores:
     """The backend, the store context and the five stores of one open folder."""
 
-    def __init__(self, folder: Path, config: MemoryConfig, embedder: Embedder, clock: Clock) -> None:
+    def __init__(
+        self, folder: Path, config: MemoryConfig, embedder: Embedder, clock: Clock, *, repair: bool = False
+    ) -> None:
         self.config = config
         self.backend = Backend(
-            folder, config, embedder_name=embedder.name, dimension=embedder.dimension, now=float(clock())
+            folder,
+            config,
+            embedder_name=embedder.name,
+            dimension=embedder.dimension,
+            now=float(clock()),
+            embed=embedder.embed,
+            repair=repair,
         )
         self.ctx = StoreContext(self.backend, embedder, config, clock)
+        self._new_stores()
+        try:
+            self._open_indexes()
+        except BaseException:
+            self.backend.close()
+            raise
+        self.backend.finish_deletes = self._finish_deletes
+        self.backend.after_revert = self._reindex
+
+    def _new_stores(self) -> None:
         self.episodic = EpisodicStore(self.ctx)
         self.semantic = SemanticStore(self.ctx)
         self.procedural = ProceduralStore(self.ctx)
         self.learning = LearningStore(self.ctx)
         self.prospective = ProspectiveStore(self.ctx)
         self._keys: dict[KeyRef, str] = {}
-        try:
-            self._open_indexes()
-        except BaseException:
-            self.backend.close()
-            raise
 
     @property
     def graph(self) -> Any:
         return self.backend.graph
 
     def _open_indexes(self) -> None:
-        restored, orphans = self.backend.reconcile()
-        restored_ids = {r.id for r in restored}
+        backend = self.backend
+        restored_ids = {r.id for r in backend.restored}
+        self._index_all(skip=restored_ids)
+        if backend.restored:
+            with self.graph.batch():
+                for record in backend.restored:
+                    self.link(record.id)
+        scrub = backend.scrub_pending
+        if backend.to_finish:
+            with self.graph.hold_compaction():
+                self.delete(backend.to_finish, scrub=scrub)
+        if scrub:
+            backend.scrub(backend.to_finish)
+
+    def _index_all(self, skip: set[str] | frozenset[str] = frozenset()) -> None:
         for memory_id, attrs in self.graph.nodes():
             if attrs.get("kind") == "entity":
                 self.semantic.index_entity(attrs)
-            if memory_id in restored_ids:
+            if memory_id in skip:
                 continue
             self._index(memory_id, attrs)
-        with self.graph.batch():
-            for record in restored:
-                self.link(record.id)
-        if orphans:
-            self.delete(orphans, scrub=False)
+
+    def _reindex(self) -> None:
+        """Rebuild every in-memory index from the graph (after a transaction was undone)."""
+        self._new_stores()
+        self._index_all()
+
+    def _finish_deletes(self, ids: list[str], scrub: bool) -> None:
+        """Finish deletions a failed call left half done (run before the next write)."""
+        with self.graph.hold_compaction():
+            self.delete(ids, scrub=scrub)
+            if scrub or self.backend.scrub_pending:
+                self.backend.scrub_pending = True
+                self.backend.scrub(ids)
 
     def _index(self, memory_id: str, attrs: dict[str, Any]) -> None:
         kind = attrs.get("memory_type")
@@ -189,9 +228,14 @@ class FolderStores:
     # ------------------------------------------------------------------ deletion
     def delete(self, ids: Sequence[str], *, scrub: bool) -> None:
         """Delete memories from Chroma, the keyword index, the graph and every in-memory
-        index, mending session chains and dropping entities left without facts."""
+        index, mending session chains and dropping entities left without facts (one
+        transaction: finished on the next call or open if it fails halfway). ``scrub``
+        marks their text to be scrubbed (the caller runs :meth:`Backend.scrub`)."""
         graph = self.graph
         touched_entities: set[str] = set()
+        ids = [i for i in dict.fromkeys(ids) if graph.node(i) is not None]
+        if not ids:
+            return
         with graph.batch():
             for memory_id in ids:
                 attrs = graph.node(memory_id)
@@ -214,15 +258,28 @@ class FolderStores:
                     graph.remove_node(ent)
 
     def forget_scope(self, scope: Scope, *, scrub: bool) -> int:
-        """Delete every memory in ``scope`` (and, with ``scrub``, their entities and text)."""
+        """Delete every memory in ``scope`` in one transaction; with ``scrub`` also their
+        entities, and their text, vectors and keys are then erased from every file of the
+        folder (:meth:`Backend.scrub`). An interrupted call is finished on the next call
+        or open."""
         ids = [i for i, _ in self.scan(scope)]
-        self.delete(ids, scrub=scrub)
-        if scrub:
-            entities = [i for i, a in self.graph.nodes() if a.get("kind") == "entity" and scope.admits(a)]
+        entities = (
+            [i for i, a in self.graph.nodes() if a.get("kind") == "entity" and scope.admits(a)]
+            if scrub
+            else []
+        )
+        if not ids and not entities and not (scrub and self.backend.scrub_pending):
+            return 0
+        with self.graph.hold_compaction():
             with self.graph.batch():
+                self.delete(ids, scrub=scrub)
                 for ent in entities:
                     self.graph.remove_node(ent)
-            self.graph.compact()
+                if scrub:
+                    self.graph.mark_scrub()
+            if scrub:
+                self.backend.scrub_pending = True
+                self.backend.scrub(ids)
         return len(ids)
 
     def forget_faded(self, scope: Scope, now: float, *, dry_run: bool) -> ForgettingReport:

@@ -94,7 +94,7 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
         serde: the serializer (default: LangGraph's ``JsonPlusSerializer``; pickle
             is never used).
 
-    Example:
+    Examples:
         >>> import tempfile
         >>> from ucma_core import Memory
         >>> from ucma_core.embedders import HashingEmbedder

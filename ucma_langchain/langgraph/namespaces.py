@@ -70,7 +70,7 @@ class NamespaceRule:
         user_index: without a marker, the label at this position is the user (when
             the namespace is longer than this index); ``None``: only markers count.
 
-    Example:
+    Examples:
         >>> rule = NamespaceRule()
         >>> rule(("memories", "ana")), rule(("users", "bo", "prefs")), rule(("docs",))
         (NamespaceScope(user_id='ana', agent_id=None), NamespaceScope(user_id='bo', agent_id=None), \

@@ -32,7 +32,7 @@ class ScopeKeys:
 
     Set a field to ``None`` to never read that scope from the run.
 
-    Example:
+    Examples:
         >>> keys = ScopeKeys(user_id="tenant_user", agent_id="assistant_id")
         >>> scope_from_config({"configurable": {"thread_id": "t1", "tenant_user": "ana"}}, keys)
         RunScope(user_id='ana', agent_id=None, session_id='t1')

@@ -110,7 +110,7 @@ class UCMAStore(BaseStore):
             above ``config.forgetting.importance_protection``, so UCMA's forgetting
             engine never deletes a Store item; lower it to let unused items fade.
 
-    Example:
+    Examples:
         >>> import tempfile
         >>> from ucma_core import Memory
         >>> from ucma_core.embedders import HashingEmbedder

@@ -1,0 +1,81 @@
+"""The fault table: crash, disk-full, damaged-file and hostile-input trials against UCMA.
+
+    python -m benchmarks.faults_report [--kills 10] [--crash-repeats 2] [--seed N] [--no-tmpfs]
+
+Every multi-record operation (``observe_many``, exclusive ``assert_fact``, ``upsert``,
+``forget``, ``forget_user``, the ``group`` / ``extract`` / ``patterns`` consolidation
+phases) is run in a writer process that is killed with SIGKILL at a random moment
+(``--kills`` times each) and crashed at every point between the stores
+(``--crash-repeats`` times each, at the first and later matching calls). Then one store
+at a time runs out of space, Chroma stops answering, a real tmpfs fills up (root only),
+each file of a folder is damaged or deleted, and hostile arguments are thrown at the API.
+
+Prints one row per operation and fault: trials, acknowledged writes, acknowledged writes
+lost, partial states seen after reopening, clear errors (a UCMA error that says what is
+wrong), other errors (anything else), hangs, silent wipes and bytes of a forgotten user's
+text left in the folder (``residue``); then the details of any trial that was not clean.
+The scenarios live in ``tests/faults/scenarios.py`` and are the ones the tests run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tests.faults import scenarios as sc
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--kills", type=int, default=10, help="SIGKILL trials per operation")
+    parser.add_argument("--crash-repeats", type=int, default=2, help="trials per crash point")
+    parser.add_argument("--seed", type=int, default=20250611)
+    parser.add_argument("--no-tmpfs", action="store_true", help="skip the real full-disk trial")
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    outcomes: list[sc.Outcome] = []
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="ucma-faults-") as tmp:
+        work = Path(tmp)
+        n = 0
+
+        def next_dir() -> Path:
+            nonlocal n
+            n += 1
+            return work / f"t{n}"
+
+        for name in sc.SCENARIOS:
+            for _ in range(args.kills):
+                outcomes.append(sc.kill_trial(name, next_dir(), rng))
+            for point in sc.POINTS_FOR[name]:
+                for skip in range(args.crash_repeats):
+                    outcomes.append(sc.crash_trial(name, point, next_dir(), skip=skip))
+            print(f"{name}: done ({time.monotonic() - started:.0f} s)", file=sys.stderr, flush=True)
+        for where in ("journal", "keyword index", "Chroma", "Chroma replace"):
+            outcomes.append(sc.disk_full_trial(where, next_dir()))
+        outcomes.append(sc.hang_trial(next_dir()))
+        if not args.no_tmpfs and sc.tmpfs_available():
+            outcomes.append(sc.tmpfs_trial(next_dir(), guard=0))
+            outcomes.append(sc.tmpfs_trial(next_dir(), guard=512 * 1024))
+        template = sc.damage_template(next_dir())
+        for case in sc.DAMAGE:
+            outcomes.append(sc.damage_trial(case, next_dir(), template))
+        hostile = sc.hostile_trial(next_dir())
+        for o in hostile:  # one row for all hostile calls, one for the close() race
+            if o.operation == "hostile input":
+                o.fault = f"{len(sc.HOSTILE)} kinds of bad argument"
+        outcomes += hostile
+    print(sc.table(outcomes))
+    print(f"\n{len(outcomes)} trials in {time.monotonic() - started:.0f} s")
+    bad = [o for o in outcomes if not o.clean]
+    for o in bad:
+        print(f"- {o.operation} / {o.fault}: {'; '.join(o.detail)[:600]}")
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,144 @@
+"""Questions and how-to answers: which turns ask, and the steps an answer gives.
+
+A chat turn that asks something (:func:`is_question`) is not an answer to it; when it
+asks how to do something (:func:`how_to_task`) and the reply gives instructions,
+:func:`how_to_procedure` turns the pair into a procedure: "how do I deploy the staging
+app?" + "Build the image…, push it…, then run `kubectl apply…`" → "How to deploy the
+staging app" with three steps. Code in backticks is kept whole.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ucma_core.providers.protocols import ExtractedProcedure
+from ucma_core.providers.story import VERB_FORMS
+from ucma_core.providers.text import content_words, sentences
+
+__all__ = ["how_to_procedure", "how_to_task", "instruction_steps", "is_question"]
+
+_ASKS = re.compile(
+    r"^\s*(?:(?:hey|hi|so|ok|okay|and|also|quick\s+question)[,!\s]+)?(?:how|what|why|when|where|which|who|"
+    r"whose|can\s+(?:you|i|we)|could\s+(?:you|i|we)|would\s+you|should\s+(?:i|we)|do\s+(?:you|i|we)|"
+    r"does|did\s+(?:you|i|we)|is\s+(?:it|there|this|that)|are\s+(?:there|you)|any\s+(?:idea|tips?))\b",
+    re.I,
+)
+_HOW_TO = re.compile(
+    r"\b(?:how\s+(?:do|can|should|would|could)\s+(?:i|we|you|one)\s+|how\s+to\s+|"
+    r"what(?:'s|\s+is)\s+the\s+(?:best\s+|right\s+|easiest\s+)?way\s+to\s+|what\s+are\s+the\s+steps\s+to\s+|"
+    r"(?:tell|show)\s+me\s+how\s+to\s+)(?P<task>[^?]+)",
+    re.I,
+)
+_CODE = re.compile(r"`[^`]*`")
+_SPLIT = re.compile(r"(\s*;\s*|,?\s+then\s+|,\s+and\s+|,\s+|\s+and\s+)", re.I)
+_LEAD = re.compile(
+    r"^(?:(?:first(?:ly)?|then|next|after\s+that|afterwards|finally|and|also|now|once\s+[^,]+|"
+    r"every\s+\w+|each\s+\w+|daily|to\s+[^,]+)[,:]?\s+)+",
+    re.I,
+)
+#: Verbs of instructions that are not problem-solving actions (the story's verbs cover those).
+_MORE_VERBS = frozenset(
+    """bake boil book choose click connect cook cover discard download email enter feed fill go hold keep
+    leave let log mix note pack paste pick plug pour press reconnect select sign sprinkle stir take type
+    pull push unplug upload visit wait""".split()
+)
+
+
+_VAGUE = frozenset("make get do use set keep last new best way change thing things stuff".split())
+
+
+def is_question(text: str) -> bool:
+    """Whether a turn asks something: it ends with "?" or opens like a question.
+
+    Examples:
+        >>> is_question("how do I deploy?"), is_question("Deployed it."), is_question("any tips for German")
+        (True, False, True)
+    """
+    stripped = text.strip()
+    return stripped.endswith("?") or (bool(_ASKS.match(stripped)) and len(stripped.split()) <= 25)
+
+
+def how_to_task(text: str) -> str | None:
+    """What a how-to question asks to do ("how do I deploy the app?" → "deploy the app"), or ``None``.
+
+    Examples:
+        >>> how_to_task("How can I make a sourdough starter?")
+        'make a sourdough starter'
+    """
+    m = _HOW_TO.search(text)
+    if m is None:
+        return None
+    task = re.split(r"[.!,;]", m["task"])[0].strip()
+    return task or None
+
+
+def _is_verb(word: str) -> bool:
+    w = word.lower()
+    return (w in VERB_FORMS and VERB_FORMS[w] == w) or w in _MORE_VERBS
+
+
+def instruction_steps(text: str) -> list[str]:
+    """The instructions in ``text``, in order: clauses that start with an imperative verb.
+
+    Examples:
+        >>> instruction_steps("Build the image, push it, then run `kubectl apply -f app.yaml`.")
+        ['Build the image', 'Push it', 'Run `kubectl apply -f app.yaml`']
+    """
+    codes: list[str] = []
+
+    def hide(m: re.Match[str]) -> str:
+        codes.append(m[0])
+        return f"\x00{len(codes) - 1}\x00"
+
+    steps = []
+    for sentence in sentences(_CODE.sub(hide, text)):
+        for clause in _clauses(sentence.rstrip(".!")):
+            words = clause.split()
+            if not words or not _is_verb(words[0]):
+                continue
+            step = re.sub(r"\x00(\d+)\x00", lambda m: codes[int(m[1])], clause).strip(" ,.")
+            steps.append(step[0].upper() + step[1:])
+    return steps
+
+
+def _clauses(sentence: str) -> list[str]:
+    """A sentence cut into instructions: at ";" and "then" always, at "," and "and" only
+    where an instruction starts ("Mix flour and water" stays whole; "…, and leave it" splits)."""
+    parts = _SPLIT.split(sentence)
+    out = [_LEAD.sub("", parts[0].strip())]
+    for sep, part in zip(parts[1::2], parts[2::2], strict=True):
+        clause = _LEAD.sub("", part.strip())
+        first = clause.split()[0] if clause.split() else ""
+        if sep.strip().lower() in (";", "then", ", then") or _is_verb(first):
+            out.append(clause)
+        else:
+            out[-1] = out[-1] + sep + part
+    return out
+
+
+def how_to_procedure(episodes: list[str]) -> ExtractedProcedure | None:
+    """A procedure from a how-to question and the answer that follows it, or ``None``.
+
+    The first episode must ask how to do something; the steps are the instructions of
+    the episodes after it, and the description quotes the question.
+
+    Examples:
+        >>> p = how_to_procedure(["How do I undo the last commit?", "Run `git reset --soft HEAD~1`."])
+        >>> p.name, p.steps
+        ('How to undo the last commit', ('Run `git reset --soft HEAD~1`',))
+    """
+    if len(episodes) < 2:
+        return None
+    task = how_to_task(episodes[0])
+    if task is None:
+        return None
+    steps = [step for answer in episodes[1:] for step in instruction_steps(answer)]
+    if not steps:
+        return None
+    tags = tuple(dict.fromkeys(w for w in content_words(task) if not w.isdigit() and w not in _VAGUE))[:5]
+    return ExtractedProcedure(
+        name=f"How to {task}"[:80],
+        steps=tuple(steps),
+        description=f"steps given in answer to “{' '.join(episodes[0].split())}”",
+        trigger_tags=tags,
+    )

@@ -9,6 +9,7 @@ from ucma_core.config import (
     ForgettingConfig,
     FusionConfig,
     GraphConfig,
+    LimitsConfig,
     MemoryConfig,
     RankingConfig,
     RetentionConfig,
@@ -37,7 +38,7 @@ from ucma_core.records import (
 from ucma_core.scope import ANY, Scope
 from ucma_core.scoped import ScopedMemory
 from ucma_core.storage.graph import EdgeType
-from ucma_core.storage.verify import VerifyReport
+from ucma_core.storage.verify import RepairReport, VerifyReport
 from ucma_core.working_memory import WorkingItem, WorkingMemory
 
 __all__ = [
@@ -56,6 +57,7 @@ __all__ = [
     "IntentionStatus",
     "Learning",
     "LearningType",
+    "LimitsConfig",
     "Memory",
     "MemoryConfig",
     "MemoryRecord",
@@ -63,6 +65,7 @@ __all__ = [
     "Procedure",
     "ProcedureStatus",
     "RankingConfig",
+    "RepairReport",
     "RetentionConfig",
     "RetrievalResult",
     "RouteDecision",

@@ -50,6 +50,8 @@ __all__ = ["Retriever", "first_person"]
 
 _WORD = re.compile(r"[\w'-]+")
 _T = TypeVar("_T")
+#: How much of its strength a generated turn (the assistant's) passes on as context.
+GENERATED_CONTEXT = 0.5
 
 
 def first_person(query: str, user_id: str | None) -> str:
@@ -358,15 +360,12 @@ class Retriever:
         fusion = self._ctx.config.fusion
         wanted = set(_top(pre, fusion.hop_seeds))
         graph = self._ctx.backend.graph
-        for seed in _top(pre, fusion.context_seeds) if fusion.context > 0 else ():
+        strength = {i: v if self._observed(i) else GENERATED_CONTEXT * v for i, v in pre.items()}
+        for seed in _top(strength, fusion.context_seeds) if fusion.context > 0 else ():
             wanted.add(seed)
             for direction in ("in", "out"):  # the assistant's turns next to it: do they ask for a reply?
                 at = turns.step(seed, direction)
-                if (
-                    at is not None
-                    and (node := graph.node(at)) is not None
-                    and not Source(node["source"]).observed
-                ):
+                if at is not None and graph.node(at) is not None and not self._observed(at):
                     wanted.add(at)
         if ask is not None and ask.span is not None:
             wanted.update(_top(pre, fusion.read_candidates))
@@ -385,14 +384,14 @@ class Retriever:
         fusion = self._ctx.config.fusion
         if fusion.context <= 0 or fusion.context_seeds == 0:
             return False
-        graph = self._ctx.backend.graph
-
-        def observed(memory_id: str) -> bool:  # generated turns (an assistant's "Noted!") gain nothing
-            node = graph.node(memory_id)
-            return node is not None and Source(node["source"]).observed
-
-        seeds = _top(pre, fusion.context_seeds)
-        evidence = context_evidence(turns, pre, seeds, observed, lambda i: invites_reply(texts.get(i, "")))
+        observed = self._observed  # generated turns (an assistant's "Noted!") gain nothing
+        # what an assistant said passes on half as much: its "What did they suggest?" matches many
+        # questions and is answered by whatever the user says next
+        strength = {i: v if observed(i) else GENERATED_CONTEXT * v for i, v in pre.items()}
+        seeds = _top(strength, fusion.context_seeds)
+        evidence = context_evidence(
+            turns, strength, seeds, observed, lambda i: invites_reply(texts.get(i, ""))
+        )
         if event is not None:
             before, after = session_window(turns, event, fusion.event_window, observed)
             for step, memory_id in (*enumerate(reversed(before)), *enumerate(after)):
@@ -400,6 +399,11 @@ class Retriever:
         for memory_id, value in evidence.items():
             signals[memory_id]["context"] = max(signals[memory_id].get("context", 0.0), value)
         return bool(evidence)
+
+    def _observed(self, memory_id: str) -> bool:
+        """Whether a memory was said or seen by someone (a user, a tool) rather than generated."""
+        node = self._ctx.backend.graph.node(memory_id)
+        return node is not None and Source(node["source"]).observed
 
     def _admissible(
         self, signals: dict[str, dict[str, float]], filters: Filters

@@ -8,7 +8,7 @@ import inspect
 from ucma_core import Memory
 from ucma_core.embedders import HashingEmbedder
 
-SYNC_ONLY = {"scope", "now"}
+SYNC_ONLY = {"scope", "now", "snapshot"}  # snapshot() is a `with` block holding the lock
 
 
 def _public_methods() -> list[str]:

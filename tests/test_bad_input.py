@@ -247,10 +247,12 @@ def test_hostile_values_in_facts_intentions_and_reads(stored: tuple[Memory, str]
 
 
 def test_observe_many_batches_past_chromas_batch_limit(folder, clock) -> None:
+    from ucma_core import LimitsConfig, MemoryConfig
     from ucma_core.embedders import HashingEmbedder
 
-    with Memory(folder, embedder=HashingEmbedder(), clock=clock) as mem:
-        mem._stores.backend.vectors.max_batch = 7  # Chroma's own limit is ~5,000; same code path
+    # batches of 7 take the code path Chroma's own limit (~5,000) takes
+    config = MemoryConfig(limits=LimitsConfig(chroma_batch_size=7))
+    with Memory(folder, embedder=HashingEmbedder(), clock=clock, config=config) as mem:
         ids = mem.observe_many([f"bulk item {i}" for i in range(40)], keep=True)
         assert len(set(ids)) == 40 and mem.verify().ok and mem.verify().chroma_records == 40
         assert mem.forget_session(mem.session_id) == 40

@@ -172,19 +172,21 @@ def test_a_folder_from_before_filterable_metadata_is_upgraded_on_open(folder: Pa
     import chromadb
     from chromadb.config import Settings
 
-    from ucma_core.storage.codec import metadata_key
+    from ucma_core.storage.codec import ChromaKeys
 
     with _reopen(folder, clock) as mem:
         memory_id = mem.observe("the quarterly review", keep=True, metadata={"team": "red"})
         collection = json.loads((folder / "ucma.json").read_text())["collection"]
-    # make it look like a folder written before metadata values were filterable keys
+    # make it look like a folder written before metadata values were filterable keys (a
+    # folder from before the key secret too is re-keyed instead: tests/test_keyed_hashes.py)
     manifest = json.loads((folder / "ucma.json").read_text())
-    del manifest["features"]
+    manifest["features"] = ["keyed-hashes"]
+    team_key = ChromaKeys.from_hex(manifest["key_secret"]).metadata("team")
     (folder / "ucma.json").write_text(json.dumps(manifest))
     client = chromadb.PersistentClient(
         path=str(folder / "chroma"), settings=Settings(anonymized_telemetry=False)
     )
-    client.get_collection(collection).update(ids=[memory_id], metadatas=[{metadata_key("team"): None}])
+    client.get_collection(collection).update(ids=[memory_id], metadatas=[{team_key: None}])
     client.close()
     with _reopen(folder, clock) as mem:
         assert [r.id for r in mem.list_memories(metadata_filter={"team": "red"})] == [memory_id]

@@ -28,12 +28,12 @@ LAYERS: list[set[str]] = [
     {"embedders", "storage", "dynamics"},
     {"stores", "providers", "working_memory"},
     {"retrieval", "consolidation"},
-    {"memory_base", "reads", "knowledge", "maintenance", "scoped", "memory"},
+    {"memory_base", "reads", "knowledge", "maintenance", "transfer", "scoped", "memory"},
     {"conversation", "portable", "plots", "cli"},
 ]
 RANK = {name: n for n, layer in enumerate(LAYERS) for name in layer}
 #: The parts Memory is made of share MemoryBase and never import the façade itself.
-PARTS = {"memory_base", "reads", "knowledge", "maintenance"}
+PARTS = {"memory_base", "reads", "knowledge", "maintenance", "transfer"}
 
 
 def _unit(path: Path) -> str:

@@ -85,6 +85,10 @@ class RankingConfig:
     #: Score multiplier for generated memories (assistant, system, consolidation output),
     #: so observed evidence ranks first when both match.
     generated_weight: float = 0.9
+    #: Score multiplier for a memory the sleep cycle marked as revised by a later turn or as
+    #: an answered question, and, for a first-person question, for one only about other
+    #: people (see :mod:`ucma_core.retrieval.markers`); 1.0 turns this off.
+    demoted_weight: float = 0.5
 
     def __post_init__(self) -> None:
         weights = (self.relevance, self.importance, self.recency, self.retention)
@@ -92,6 +96,7 @@ class RankingConfig:
         _require(sum(weights) > 0, "at least one ranking weight must be > 0")
         _require(self.recency_half_life_days > 0, "recency_half_life_days must be > 0")
         _require(0.0 <= self.generated_weight <= 1.0, "generated_weight must be in [0, 1]")
+        _require(0.0 <= self.demoted_weight <= 1.0, "demoted_weight must be in [0, 1]")
 
 
 @dataclass(frozen=True)
@@ -332,6 +337,8 @@ class LimitsConfig:
     max_triggers: int = 32
     #: Items per ``observe_many`` call (they are written to Chroma in batches of its own limit).
     max_batch_items: int = 100_000
+    #: Most records sent to Chroma in one call (lowered to Chroma's own limit when that is smaller).
+    chroma_batch_size: int = 5000
     #: Seconds one call into Chroma may take before it is abandoned with a ``StorageError``
     #: (a full disk can make Chroma wait forever).
     chroma_timeout_seconds: float = 120.0
@@ -348,6 +355,7 @@ class LimitsConfig:
             "max_participants",
             "max_triggers",
             "max_batch_items",
+            "chroma_batch_size",
         ):
             value = getattr(self, name)
             _require(

@@ -18,6 +18,7 @@ from ucma_core.consolidation import PHASES, ConsolidationReport, CycleContext, r
 from ucma_core.dynamics.forgetting import ForgettingReport
 from ucma_core.errors import InvalidInputError, RepairNeededError, UCMAError
 from ucma_core.memory_base import MemoryBase
+from ucma_core.progress import ProgressCallback
 from ucma_core.protocols import Embedder
 from ucma_core.records import MemoryType
 from ucma_core.scope import ANY, ScopeId
@@ -81,7 +82,9 @@ class Maintenance(MemoryBase):
 
         The report also lists work a failed call left to finish (done before the next
         write) and what was recovered without loss when the folder was opened.
-        ``deep=True`` also reads a sample of vectors from Chroma's vector index.
+        ``deep=True`` also reads a sample of vectors from Chroma's vector index and
+        compares every record's text in Chroma with the keyword index's copy (a read of
+        the whole folder).
 
         Examples:
             >>> import tempfile
@@ -162,6 +165,7 @@ class Maintenance(MemoryBase):
         phases: Sequence[str] | None = None,
         now: datetime | float | None = None,
         stop: threading.Event | None = None,
+        progress: ProgressCallback | None = None,
     ) -> ConsolidationReport:
         """Run one sleep cycle now and return what each phase did.
 
@@ -170,6 +174,25 @@ class Maintenance(MemoryBase):
         ``stop`` interrupts the cycle between phases or batches; the next cycle
         resumes where it stopped. A provider failure is recorded in the report's
         ``errors`` and the affected episodes are retried next time.
+
+        ``progress`` (see :mod:`ucma_core.progress`; default: none) is called with
+        ``(done, total, "consolidate <phase>")`` as each phase goes through its
+        batches of episodes (``compress``, ``group``, ``extract``), its users'
+        new episodes (``merge``) or its episodes (``patterns``); a phase with
+        nothing to count reports ``(1, 1)`` when it is done.
+
+        Examples:
+            >>> import tempfile
+            >>> from ucma_core import Memory
+            >>> from ucma_core.embedders import HashingEmbedder
+            >>> seen = []
+            >>> def report(done, total, label):
+            ...     seen.append((label, done, total))
+            >>> with Memory(tempfile.mkdtemp(), embedder=HashingEmbedder()) as mem:
+            ...     _ = mem.observe("Ana moved to Lisbon in May.", user_id="ana", keep=True)
+            ...     _ = mem.consolidate(phases=["extract", "prune"], progress=report)
+            >>> seen
+            [('consolidate extract', 0, 1), ('consolidate extract', 1, 1), ('consolidate prune', 1, 1)]
         """
         chosen = check_names(phases, "phases") if phases is not None else PHASES
         unknown = [p for p in chosen if p not in PHASES]
@@ -177,7 +200,9 @@ class Maintenance(MemoryBase):
             raise InvalidInputError(f"unknown phase(s) {unknown}; expected some of: {', '.join(PHASES)}")
         self._check_open()
         at = self.now() if now is None else to_epoch(now, "now")
-        cycle = CycleContext(self._stores, self._provider, self._open_lock, working=self._working)
+        cycle = CycleContext(
+            self._stores, self._provider, self._open_lock, working=self._working, progress=progress
+        )
         return run_cycle(cycle, now=at, stop=stop, phases=chosen)
 
     def start_consolidation(self, interval_seconds: float = 3600.0) -> None:

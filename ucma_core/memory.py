@@ -3,8 +3,9 @@
 :class:`Memory` validates arguments, serialises access with a lock and delegates
 to the stores; it holds no policy of its own. It is made of parts that share
 :class:`~ucma_core.memory_base.MemoryBase`: writes and retrieval (here), reads
-(:mod:`~ucma_core.reads`), explicit knowledge (:mod:`~ucma_core.knowledge`) and
-maintenance (:mod:`~ucma_core.maintenance`). Every public method has an async
+(:mod:`~ucma_core.reads`), explicit knowledge (:mod:`~ucma_core.knowledge`),
+maintenance (:mod:`~ucma_core.maintenance`) and snapshots and restores
+(:mod:`~ucma_core.transfer`). Every public method has an async
 partner (``aobserve``, ``aremember``…) generated from it by
 :func:`~ucma_core.memory_base.in_thread`, so the logic exists once.
 """
@@ -19,6 +20,7 @@ from ucma_core.errors import InvalidInputError
 from ucma_core.knowledge import Knowledge
 from ucma_core.maintenance import Maintenance
 from ucma_core.memory_base import in_thread
+from ucma_core.progress import ProgressCallback, notify
 from ucma_core.reads import Reads, check_key
 from ucma_core.records import Intention, MemoryType, RetrievalResult, Source
 from ucma_core.retrieval.filters import Filters, check_metadata_filter
@@ -27,6 +29,7 @@ from ucma_core.scope import ANY, ScopeId
 from ucma_core.scoped import ScopedMemory
 from ucma_core.stores.episodic import EpisodeDraft
 from ucma_core.stores.sensory import SensoryEntry
+from ucma_core.transfer import Transfer
 from ucma_core.validation import (
     check_content,
     check_metadata,
@@ -39,6 +42,9 @@ from ucma_core.validation import (
 )
 
 __all__ = ["Memory"]
+
+#: Items embedded at a time by :meth:`Memory.observe_many` when it reports progress.
+_PROGRESS_BATCH = 256
 
 _OBSERVE_FIELDS = frozenset(
     {
@@ -58,7 +64,7 @@ _OBSERVE_FIELDS = frozenset(
 )
 
 
-class Memory(Reads, Knowledge, Maintenance):
+class Memory(Reads, Knowledge, Maintenance, Transfer):
     """A persistent cognitive memory in one folder.
 
     Args:
@@ -238,7 +244,13 @@ class Memory(Reads, Knowledge, Maintenance):
             ]
         )[0]
 
-    def observe_many(self, items: Iterable[str | Mapping[str, Any]], **defaults: Any) -> list[str | None]:
+    def observe_many(
+        self,
+        items: Iterable[str | Mapping[str, Any]],
+        *,
+        progress: ProgressCallback | None = None,
+        **defaults: Any,
+    ) -> list[str | None]:
         """Observe many items with one embedding batch, one Chroma write and one journal append.
 
         Each item is a str or a dict of :meth:`observe`'s arguments; ``defaults``
@@ -246,6 +258,11 @@ class Memory(Reads, Knowledge, Maintenance):
         validated before anything is stored, so one bad item stores nothing. Items
         whose ``key`` is already stored (or repeated earlier in ``items``) return the
         existing id.
+
+        ``progress`` (see :mod:`ucma_core.progress`; default: none) is called with
+        ``(done, total, "observe")``, ``total`` being the number of items: the items
+        are then embedded 256 at a time and ``done`` grows after
+        each batch, reaching ``total`` once the items are durable.
         """
         merged = self._items(items, defaults)
         with self._lock:
@@ -262,7 +279,7 @@ class Memory(Reads, Knowledge, Maintenance):
                     fresh.append(draft)
                     if ref is not None:
                         known[ref] = ""  # taken by this batch: later repeats get its id
-            vectors = self._embedder.embed([d.content for d in fresh]) if fresh else []
+            vectors = self._embed_drafts(fresh, len(drafts), progress)
             fired: list[str] = []
             ids: list[str | None] = []
             with self._stores.graph.batch():
@@ -298,7 +315,23 @@ class Memory(Reads, Knowledge, Maintenance):
                     )
                 )
             self._remind(fired)
+            notify(progress, len(drafts), len(drafts), "observe")
             return ids
+
+    def _embed_drafts(
+        self, fresh: list[EpisodeDraft], total: int, progress: ProgressCallback | None
+    ) -> list[list[float]]:
+        """The vectors of ``fresh``: in one call, or with ``progress`` in batches, reporting the
+        items settled so far (those not embedded count as settled at once) short of ``total``."""
+        if progress is None:
+            return self._embedder.embed([d.content for d in fresh]) if fresh else []
+        settled = total - len(fresh)
+        notify(progress, 0, total, "observe")
+        vectors: list[list[float]] = []
+        for start in range(0, len(fresh), _PROGRESS_BATCH):
+            vectors += self._embedder.embed([d.content for d in fresh[start : start + _PROGRESS_BATCH]])
+            notify(progress, min(settled + len(vectors), total - 1), total, "observe")
+        return vectors
 
     def upsert(
         self,
@@ -382,6 +415,7 @@ class Memory(Reads, Knowledge, Maintenance):
         stage: bool = False,
         include_generated: bool = True,
         diversify: bool = True,
+        reinforce: bool = True,
     ) -> list[RetrievalResult]:
         """The ``k`` memories most worth recalling for ``query``, best first.
 
@@ -401,7 +435,10 @@ class Memory(Reads, Knowledge, Maintenance):
         text, consolidation output) rank at ``config.ranking.generated_weight`` of
         their score; ``include_generated=False`` leaves them out.
         Superseded facts, deprecated procedures and resolved intentions are left
-        out. Every returned memory is reinforced (its retention stability grows).
+        out. Every returned memory is reinforced (its retention stability grows,
+        its access count and last access are updated); ``reinforce=False`` makes
+        the call a look that leaves retention as it was (for inspection tools:
+        ``ucma search``, plots).
 
         Scope: ``user_id=None`` reads only memories stored without a user; pass
         :data:`~ucma_core.ANY` to read across users (see :mod:`ucma_core.scope`).
@@ -417,6 +454,8 @@ class Memory(Reads, Knowledge, Maintenance):
         """
         if not isinstance(diversify, bool):
             raise InvalidInputError(f"diversify must be a bool, not {type(diversify).__name__}")
+        if not isinstance(reinforce, bool):
+            raise InvalidInputError(f"reinforce must be a bool, not {type(reinforce).__name__}")
         text = check_content(query, max_chars=self.config.max_content_chars, what="query")
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 1000:
             raise InvalidInputError(f"k must be an int in 1..1000, got {k!r}")
@@ -437,7 +476,7 @@ class Memory(Reads, Knowledge, Maintenance):
             self._check_open()
             at = self.now() if now is None else to_epoch(now, "now")
             results = self._retriever.search(
-                text, k=k, filters=filters, now=at, kind=kind, diversify=diversify
+                text, k=k, filters=filters, now=at, kind=kind, diversify=diversify, reinforce=reinforce
             )
         if stage:
             self.working.stage(results)
@@ -527,3 +566,4 @@ class Memory(Reads, Knowledge, Maintenance):
     aconsolidate = in_thread(Maintenance.consolidate)
     astart_consolidation = in_thread(Maintenance.start_consolidation)
     astop_consolidation = in_thread(Maintenance.stop_consolidation)
+    arestore = in_thread(Transfer.restore)

@@ -1,9 +1,10 @@
 """What every part of :class:`~ucma_core.Memory` shares: the open folder, the lock, the
 clock, the providers, the current session and the lifecycle.
 
-:class:`MemoryBase` is the base of the three parts the façade is made of
-(:mod:`~ucma_core.knowledge`, :mod:`~ucma_core.maintenance`, :mod:`~ucma_core.reads`)
-and of :class:`~ucma_core.Memory` itself, so none of them imports another.
+:class:`MemoryBase` is the base of the parts the façade is made of
+(:mod:`~ucma_core.knowledge`, :mod:`~ucma_core.maintenance`, :mod:`~ucma_core.reads`,
+:mod:`~ucma_core.transfer`) and of :class:`~ucma_core.Memory` itself, so none of them
+imports another.
 """
 
 from __future__ import annotations

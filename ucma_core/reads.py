@@ -141,7 +141,8 @@ class Reads(MemoryBase):
                 (i, a) for i, a in self._stores.scan(filters.scope, filters.memory_types) if filters.admits(a)
             )
             if filters.needs_row:
-                allowed = set(self._stores.backend.vectors.ids_where(filters.where()))
+                backend = self._stores.backend
+                allowed = set(backend.vectors.ids_where(filters.where(backend.keys)))
                 candidates = ((i, a) for i, a in candidates if i in allowed)
             ordered = sorted(((float(a["timestamp"]), i) for i, a in candidates), reverse=newest_first)
             page = [i for _, i in ordered[skip : skip + cap]]

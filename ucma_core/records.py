@@ -256,7 +256,10 @@ class RetrievalResult:
     ``score`` is the final rank score; ``relevance``, ``importance``, ``recency``
     and ``retention`` are the factors it was combined from (each 0..1).
     ``signals`` holds the per-signal evidence behind ``relevance`` (``dense``,
-    ``keyword``, ``entity``, ``time``, ``speaker``, ``graph``, ``context``, ``hop``), ``route`` the query
+    ``keyword``, ``entity``, ``time``, ``speaker``, ``graph``, ``context``, ``hop``;
+    ``inherited`` when a correction or answer took over the relevance of what it corrects
+    or answers, ``demoted`` the score multiplier of a memory the sleep cycle marked as
+    revised, answered, or about someone else), ``route`` the query
     router's decision (kind and reason, with the reasons of its time signal), ``record``
     the full stored memory and ``context`` its neighbouring turns.
     """

@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ucma_core.errors import InvalidInputError
+from ucma_core.errors import InvalidInputError, MemoryNotFoundError
 from ucma_core.memory_base import in_thread
+from ucma_core.progress import ProgressCallback
 from ucma_core.records import Episode, Fact, Intention, Learning, MemoryRecord, Procedure, RetrievalResult
 from ucma_core.validation import check_scope_id
 
@@ -88,14 +89,20 @@ class ScopedMemory:
         """:meth:`Memory.observe <ucma_core.Memory.observe>` in this scope and session."""
         return self._memory.observe(content, **self._write(kwargs))
 
-    def observe_many(self, items: Iterable[str | Mapping[str, Any]], **defaults: Any) -> list[str | None]:
+    def observe_many(
+        self,
+        items: Iterable[str | Mapping[str, Any]],
+        *,
+        progress: ProgressCallback | None = None,
+        **defaults: Any,
+    ) -> list[str | None]:
         """:meth:`Memory.observe_many <ucma_core.Memory.observe_many>`; items may not name
         another user or agent."""
         listed = list(items) if not isinstance(items, (str, Mapping)) else items
         for item in listed:
             if isinstance(item, Mapping):
                 self._bound(dict(item))
-        return self._memory.observe_many(listed, **self._write(defaults))
+        return self._memory.observe_many(listed, progress=progress, **self._write(defaults))
 
     def upsert(self, key: str, content: str, **kwargs: Any) -> str:
         return self._memory.upsert(key, content, **self._write(kwargs))
@@ -144,6 +151,39 @@ class ScopedMemory:
     def intentions(self, **kwargs: Any) -> list[Intention]:
         return self._memory.intentions(**self._bound(kwargs))
 
+    def list_scopes(self) -> list[tuple[str | None, str | None, str | None]]:
+        """The ``(user_id, agent_id, session_id)`` of this user's (and agent's) stored memories."""
+        return self._memory.list_scopes(**self._bound({}))
+
+    # ------------------------------------------------------------------ updates by id
+    def _own(self, memory_id: str, what: str) -> str:
+        """``memory_id`` if it is a memory of this scope; else :class:`MemoryNotFoundError`."""
+        if self.get(memory_id) is None:
+            raise MemoryNotFoundError(f"no {what} with id {memory_id!r} in this scope")
+        return memory_id
+
+    def pin(self, memory_id: str) -> bool:
+        """:meth:`Memory.pin <ucma_core.Memory.pin>` a memory of this scope (the forgetting
+        engine keeps it); ``False`` if there is none with that id here."""
+        return self._memory.pin(memory_id, **self._bound({}))
+
+    def unpin(self, memory_id: str) -> bool:
+        """Let a pinned memory of this scope fade again; ``False`` if there is none with that id here."""
+        return self._memory.unpin(memory_id, **self._bound({}))
+
+    def record_outcome(self, procedure_id: str, success: bool) -> Procedure:
+        """:meth:`Memory.record_outcome <ucma_core.Memory.record_outcome>` for a procedure of this scope."""
+        return self._memory.record_outcome(self._own(procedure_id, "procedure"), success)
+
+    def validate_learning(self, learning_id: str, success: bool) -> Learning:
+        """:meth:`Memory.validate_learning <ucma_core.Memory.validate_learning>` for a learning of
+        this scope."""
+        return self._memory.validate_learning(self._own(learning_id, "learning"), success)
+
+    def resolve_intention(self, intention_id: str) -> Intention:
+        """Mark an intention of this scope done."""
+        return self._memory.resolve_intention(self._own(intention_id, "intention"))
+
     # ------------------------------------------------------------------ forgetting
     def forget(self, memory_id: str) -> bool:
         """Delete a memory of this scope; ``False`` if there is none with that id here."""
@@ -170,5 +210,11 @@ class ScopedMemory:
     arelated_entities = in_thread(related_entities, "ScopedMemory")
     afind_procedures = in_thread(find_procedures, "ScopedMemory")
     aintentions = in_thread(intentions, "ScopedMemory")
+    alist_scopes = in_thread(list_scopes, "ScopedMemory")
+    apin = in_thread(pin, "ScopedMemory")
+    aunpin = in_thread(unpin, "ScopedMemory")
+    arecord_outcome = in_thread(record_outcome, "ScopedMemory")
+    avalidate_learning = in_thread(validate_learning, "ScopedMemory")
+    aresolve_intention = in_thread(resolve_intention, "ScopedMemory")
     aforget = in_thread(forget, "ScopedMemory")
     aforget_session = in_thread(forget_session, "ScopedMemory")

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import tempfile
 import time
@@ -170,40 +169,6 @@ def _first(hits: Sequence[RetrievalResult], good: set[str], bad: set[str], *, ex
     return False
 
 
-#: The ranking rule suggested to retrieval, simulated here: a turn that a later turn revised
-#: (``revised_by``), a question that was answered (``answered_by``), and — for a question in
-#: the first person that names no relative — a memory only about other people (``about``
-#: without ``"user"``) score this much.
-DEMOTION = 0.5
-_FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine)\b", re.I)
-_RELATIVE = re.compile(
-    r"\b(?:wife|husband|partner|boss|manager|mother|father|mom|mum|dad|sister|brother|son|daughter|friend|"
-    r"colleague|cousin|aunt|uncle|kid|child|children|neighbou?r|girlfriend|boyfriend)s?\b",
-    re.I,
-)
-
-
-def _demoted(mem: Memory, query: str, hits: list[RetrievalResult]) -> list[RetrievalResult]:
-    """``hits`` re-ranked as the suggested rule would: a demoted hit moves down below every
-    other hit that scores more than half its score; the others keep their order. Reads the
-    graph attributes the sleep cycle sets; a simulation, not the library's ranking."""
-    graph = mem._stores.graph  # private: the benchmark reads what ranking would read
-    about_me = bool(_FIRST_PERSON.search(query)) and not _RELATIVE.search(query)
-
-    def demoted(hit: RetrievalResult) -> bool:
-        node = graph.node(hit.id) or {}
-        about = node.get("about")
-        about = [about] if isinstance(about, str) else list(about or [])
-        others = about_me and bool(about) and "user" not in about
-        return bool(node.get("revised_by") or node.get("answered_by") or others)
-
-    kept = [h for h in hits if not demoted(h)]
-    for hit in (h for h in hits if demoted(h)):
-        at = max((i + 1 for i, h in enumerate(kept) if h.score >= hit.score * DEMOTION), default=0)
-        kept.insert(at, hit)
-    return kept
-
-
 def scenarios(kind: str, embedder: Callable[[], Any], verbose: bool) -> dict[str, Any]:
     clock = Clock()
     roles: dict[str, dict[str, set[str]]] = {}
@@ -239,9 +204,6 @@ def scenarios(kind: str, embedder: Callable[[], Any], verbose: bool) -> dict[str
             ok_after = _first(after[s.user_id], good, bad, exclusive=exclusive)
             row["first_before"] += ok_before
             row["first_after"] += ok_after
-            row["first_simulated"] += _first(
-                _demoted(mem, s.question, after[s.user_id]), good, bad, exclusive=exclusive
-            )
             if s.kind == "update":
                 row["superseded"] += _superseded(mem, s, r)
             elif s.kind == "echo":
@@ -369,8 +331,8 @@ def _left(r: dict[str, Any], *, day: int) -> str:
     return " / ".join(str(left.get(t, 0)) for t in ("episodic", "semantic", "procedural", "learning"))
 
 
-def _three(row: dict[str, int]) -> str:
-    return f"{row.get('first_before', 0)} / {row.get('first_after', 0)} / {row.get('first_simulated', 0)}"
+def _two(row: dict[str, int]) -> str:
+    return f"{row.get('first_before', 0)} / {row.get('first_after', 0)}"
 
 
 def _pct(x: float) -> str:
@@ -428,15 +390,12 @@ def print_tables(results: dict[str, Any], kinds: list[str], days: list[int]) -> 
     )
     del p0
 
-    print(
-        "\n3. scenarios (right after / after one consolidation cycle / after it, with the suggested "
-        "ranking rule simulated)\n"
-    )
+    print("\n3. scenarios (right after / after one consolidation cycle)\n")
     print(head, rule, sep="\n")
     sc = results[kinds[0]]["scenarios"]
     row(
         f"knowledge update: revision ranks first ({sc['update']['n']})",
-        lambda r: _three(r["scenarios"]["update"]),
+        lambda r: _two(r["scenarios"]["update"]),
     )
     row(
         "knowledge update: stale fact superseded, history kept",
@@ -444,7 +403,7 @@ def print_tables(results: dict[str, Any], kinds: list[str], days: list[int]) -> 
     )
     row(
         f"question echo: answer ranks above the question ({sc['echo']['n']})",
-        lambda r: _three(r["scenarios"]["echo"]),
+        lambda r: _two(r["scenarios"]["echo"]),
     )
     row("question echo: answer turn kept", lambda r: str(r["scenarios"]["echo"].get("answer_kept", 0)))
     row(
@@ -453,7 +412,7 @@ def print_tables(results: dict[str, Any], kinds: list[str], days: list[int]) -> 
     )
     row(
         f"whose fact: the user's own ranks first ({sc['whose']['n']})",
-        lambda r: _three(r["scenarios"]["whose"]),
+        lambda r: _two(r["scenarios"]["whose"]),
     )
     row(
         "whose fact: other person's fact given to the user",

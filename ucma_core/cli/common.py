@@ -18,6 +18,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TextIO
 
+from ucma_core.cli.settings import Settings
 from ucma_core.errors import ConfigurationError, EmbedderMismatchError, InvalidInputError, RepairNeededError
 from ucma_core.memory import Memory
 from ucma_core.progress import ProgressCallback, TerminalProgress, auto_progress
@@ -35,6 +36,7 @@ __all__ = [
     "embedder_from_spec",
     "open_memory",
     "recorded_embedder",
+    "settings_of",
     "when",
 ]
 
@@ -162,16 +164,27 @@ REPAIR_HINT = (
 )
 
 
+def settings_of(args: argparse.Namespace) -> Settings:
+    """The ``--config`` / ``--provider`` choices :func:`~ucma_core.cli.main` put on ``args``
+    (the defaults when a command is run without it)."""
+    settings = getattr(args, "settings", None)
+    return settings if isinstance(settings, Settings) else Settings()
+
+
 @contextmanager
-def open_memory(path: str | Path, *, embedder: str | None = None) -> Iterator[Memory]:
-    """Open an existing memory folder (see the module docstring for the checks) and close it after."""
+def open_memory(
+    path: str | Path, *, embedder: str | None = None, settings: Settings | None = None
+) -> Iterator[Memory]:
+    """Open an existing memory folder (see the module docstring for the checks) with the
+    configuration and provider of ``settings`` and close it after."""
     folder = Path(path)
     problems = check_folder(folder)
     if problems:
         raise ConfigurationError(problems[0])
     chosen = None if embedder is None else embedder_from_spec(embedder, recorded_embedder(folder))
+    options = (settings or Settings()).memory_options()
     try:
-        memory = Memory(folder, embedder=chosen)
+        memory = Memory(folder, embedder=chosen, **options)
     except RepairNeededError as e:
         raise RepairNeededError(f"{e}{REPAIR_HINT}", problems=e.problems, plan=e.plan) from e
     except EmbedderMismatchError as e:

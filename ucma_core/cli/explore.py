@@ -8,7 +8,15 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from ucma_core.cli.common import EMBEDDER_HELP, EXIT_OK, Output, add_command, open_memory, when
+from ucma_core.cli.common import (
+    EMBEDDER_HELP,
+    EXIT_OK,
+    Output,
+    add_command,
+    open_memory,
+    settings_of,
+    when,
+)
 from ucma_core.dynamics.retention import retention
 from ucma_core.errors import MemoryNotFoundError
 from ucma_core.memory import Memory
@@ -156,7 +164,7 @@ def _scopes(memory: Memory) -> list[dict[str, Any]]:
 def _info(args: argparse.Namespace, out: Output) -> int:
     """Show what a memory folder holds: memories by type and by user, entities, graph size,
     disk use and the embedder it was made with."""
-    with open_memory(args.path, embedder=args.embedder) as memory:
+    with open_memory(args.path, embedder=args.embedder, settings=settings_of(args)) as memory:
         stats = memory.stats()
         scopes = _scopes(memory)
         disk = _disk(memory.path)
@@ -206,8 +214,9 @@ def explain(result: RetrievalResult, memory: Memory) -> dict[str, Any]:
 def _search(args: argparse.Namespace, out: Output) -> int:
     """Recall memories the way Memory.remember() does and explain each result: its score split
     into relevance, importance, recency and retention, and the retrieval signals behind its
-    relevance. Like remember(), this is a real recall: the memories returned are reinforced."""
-    with open_memory(args.path, embedder=args.embedder) as memory:
+    relevance. A search only looks: unlike remember(), it does not reinforce the memories it
+    returns (their retention, access count and last access stay as they were)."""
+    with open_memory(args.path, embedder=args.embedder, settings=settings_of(args)) as memory:
         results = memory.remember(
             args.query,
             k=args.k,
@@ -215,6 +224,7 @@ def _search(args: argparse.Namespace, out: Output) -> int:
             agent_id=args.agent,
             session_id=args.session,
             memory_types=args.types,
+            reinforce=False,
         )
         explained = [explain(r, memory) for r in results]
     route = results[0].route.to_dict() if results else None
@@ -268,7 +278,7 @@ def _label(memory: Memory, node: str) -> str:
 def _show(args: argparse.Namespace, out: Output) -> int:
     """Show one memory: every field, its retention now and when it fades, its graph edges
     and the memories spreading activation reaches from it. An entity id shows its edges."""
-    with open_memory(args.path, embedder=args.embedder) as memory:
+    with open_memory(args.path, embedder=args.embedder, settings=settings_of(args)) as memory:
         record = memory.get(args.id)
         edges = memory.edges(args.id)
         if record is None and not edges:

@@ -15,6 +15,7 @@ from typing import TextIO
 
 from ucma_core.cli import explore, maintain, plot, transfer
 from ucma_core.cli.common import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, Output
+from ucma_core.cli.settings import Settings, add_options
 from ucma_core.errors import InvalidInputError, UCMAError
 
 __all__ = ["build_parser", "main"]
@@ -26,6 +27,7 @@ examples:
   ucma search ./agent_memory "where does Ana live?" --user ana
   ucma verify ./agent_memory || ucma verify ./agent_memory --repair
   ucma export ./agent_memory backup.jsonl && ucma import backup.jsonl ./copy --embedder hashing
+  OPENAI_API_KEY=... ucma --provider openai --config ucma.toml consolidate ./agent_memory --apply
 """
 
 
@@ -49,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=argparse.SUPPRESS,
         help="never show progress bars (default: on a terminal)",
     )
+    add_options(common)
     parser = argparse.ArgumentParser(
         prog="ucma",
         description="Look inside, search, maintain, verify, export and import UCMA memory folders.",
@@ -83,7 +86,9 @@ def main(
         stdout=stdout,
         stderr=stderr,
     )
+    settings: Settings | None = None
     try:
+        settings = args.settings = Settings.from_args(args)
         code: int = args.run(args, out)
         return code
     except InvalidInputError as e:
@@ -100,3 +105,6 @@ def main(
     except OSError as e:  # a file named on the command line that cannot be read or written
         err.write(f"ucma: error: {_one_line(e)}\n")
         return EXIT_FAILURE
+    finally:
+        if settings is not None:
+            settings.close()

@@ -24,13 +24,14 @@ from ucma_core.cli.common import (
     embedder_from_spec,
     open_memory,
     recorded_embedder,
+    settings_of,
 )
+from ucma_core.config import ChromaConfig
 from ucma_core.consolidation import PHASES, ConsolidationReport
 from ucma_core.errors import ConfigurationError, RepairNeededError
 from ucma_core.memory import Memory
 from ucma_core.plots.figure import short
 from ucma_core.portable import export_memory, import_memory
-from ucma_core.progress import notify
 from ucma_core.scope import ANY
 from ucma_core.storage.verify import RepairReport, VerifyReport
 
@@ -105,51 +106,41 @@ def _apply_options(parser: argparse.ArgumentParser) -> None:
 
 
 # ------------------------------------------------------------------ consolidate
-def _merge(reports: list[ConsolidationReport]) -> ConsolidationReport:
-    merged = ConsolidationReport()
-    for report in reports:
-        for phase, counts in report.phases.items():
-            for key, n in counts.items():
-                merged.count(phase, key, n)
-            merged.phases.setdefault(phase, {})
-        merged.errors.extend(report.errors)
-        merged.interrupted = merged.interrupted or report.interrupted
-        merged.seconds += report.seconds
-    merged.seconds = round(merged.seconds, 3)
-    return merged
-
-
 def _cycle(memory: Memory, phases: tuple[str, ...], out: Output) -> ConsolidationReport:
-    """One cycle, a phase at a time so progress can be shown between them."""
+    """One cycle, with a progress bar per phase."""
     progress = out.progress()
-    now = memory.now()
-    reports = []
-    for n, phase in enumerate(phases):
-        notify(progress, n, len(phases), "consolidate")
-        reports.append(memory.consolidate(phases=[phase], now=now))
-    notify(progress, len(phases), len(phases), "consolidate")
-    return _merge(reports)
+    try:
+        return memory.consolidate(phases=list(phases), progress=progress)
+    finally:
+        close = getattr(progress, "close", None)
+        if callable(close):  # end a bar left open by a phase that stopped short
+            close()
 
 
 def _consolidate(args: argparse.Namespace, out: Output) -> int:
     """Run one sleep cycle (compress, group, extract, patterns, merge, transitions, reinforce,
-    prune) with the offline provider. Without --apply it runs on a temporary copy of the
-    folder (made by export and import) and reports what the cycle would do; the folder
-    itself is not changed."""
+    prune) with the provider of --provider (default: offline, no model). Without --apply it
+    runs on a temporary copy of the folder (made by export and import) and reports what the
+    cycle would do; the folder itself is not changed."""
     phases = tuple(p for p in PHASES if p in (args.phases or PHASES))
-    with open_memory(args.path, embedder=args.embedder) as memory:
+    settings = settings_of(args)
+    with open_memory(args.path, embedder=args.embedder, settings=settings) as memory:
         if args.apply:
             report = _cycle(memory, phases, out)
         else:
             scratch = Path(tempfile.mkdtemp(prefix="ucma-dry-run-"))
             try:
                 export_memory(memory, scratch / "copy.jsonl", progress=out.progress())
-                with Memory(scratch / "copy", embedder=memory.embedder) as copy:
+                # the copy keeps its vectors in its own folder, even if the config names a Chroma server
+                local = dataclasses.replace(memory.config, chroma=ChromaConfig())
+                with Memory(
+                    scratch / "copy", embedder=memory.embedder, config=local, provider=settings.provider
+                ) as copy:
                     import_memory(copy, scratch / "copy.jsonl", progress=out.progress())
                     report = _cycle(copy, phases, out)
             finally:
                 shutil.rmtree(scratch, ignore_errors=True)
-    data = {"dry_run": not args.apply, **dataclasses.asdict(report)}
+    data = {"dry_run": not args.apply, "provider": settings.describe(), **dataclasses.asdict(report)}
     if out.json_mode:
         out.json(data)
         return EXIT_OK
@@ -159,7 +150,7 @@ def _consolidate(args: argparse.Namespace, out: Output) -> int:
         out.print(f"  {phase:<12} {done}")
     for error in report.errors:
         out.print(f"  error: {error}")
-    out.print(f"  ({report.seconds:.2f} s)")
+    out.print(f"  ({report.seconds:.2f} s, provider {settings.describe()})")
     if not args.apply:
         out.print("dry run on a copy: the folder was not changed; run again with --apply to do it")
     return EXIT_OK
@@ -171,7 +162,7 @@ def _prune(args: argparse.Namespace, out: Output) -> int:
     protection keeps (important, central in the graph, open intention, working procedure,
     validated learning). Without --apply, only lists them."""
     user = ANY if args.user is None else str(args.user)
-    with open_memory(args.path, embedder=args.embedder) as memory:
+    with open_memory(args.path, embedder=args.embedder, settings=settings_of(args)) as memory:
         plan = memory.prune(dry_run=True, user_id=user)
         shown = [
             {"id": i, "memory_type": r.memory_type.value, "content": r.content}
@@ -204,13 +195,13 @@ def _problems(report: VerifyReport) -> dict[str, list[str]]:
 
 
 def _check(folder: Path, args: argparse.Namespace) -> VerifyReport:
-    with open_memory(folder, embedder=args.embedder) as memory:
+    with open_memory(folder, embedder=args.embedder, settings=settings_of(args)) as memory:
         return memory.verify(deep=args.deep)
 
 
 def _repair(folder: Path, args: argparse.Namespace) -> RepairReport:
     embedder = None if args.embedder is None else embedder_from_spec(args.embedder, recorded_embedder(folder))
-    return Memory.repair(folder, embedder=embedder)
+    return Memory.repair(folder, embedder=embedder, config=settings_of(args).config)
 
 
 def _verify(args: argparse.Namespace, out: Output) -> int:
@@ -293,7 +284,7 @@ def _print_verify(out: Output, data: dict[str, Any], report: VerifyReport | None
 def _forget_user(args: argparse.Namespace, out: Output) -> int:
     """Delete every memory of one user from Chroma, the graph and every index, and scrub their
     text from the folder's files. Acts at once (you named the user); --dry-run only counts."""
-    with open_memory(args.path, embedder=args.embedder) as memory:
+    with open_memory(args.path, embedder=args.embedder, settings=settings_of(args)) as memory:
         count = _count(memory, args.user) if args.dry_run else memory.forget_user(args.user)
     if out.json_mode:
         out.json({"user_id": args.user, "dry_run": bool(args.dry_run), "memories": count})

@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ucma_core.cli.common import EMBEDDER_HELP, EXIT_OK, Output, add_command, open_memory
+from ucma_core.cli.common import EMBEDDER_HELP, EXIT_OK, Output, add_command, open_memory, settings_of
 
 __all__ = ["register"]
 
@@ -65,7 +65,7 @@ def _forgetting(args: argparse.Namespace, out: Output) -> int:
     stability, its reviews and the retention below which the forgetting engine lets it go."""
     from ucma_core.plots import plot_forgetting_curves
 
-    with open_memory(args.path, embedder=args.embedder) as memory:
+    with open_memory(args.path, embedder=args.embedder, settings=settings_of(args)) as memory:
         plot_forgetting_curves(memory, args.ids, args.output, days_after=args.days)
     return _done(args, out)
 
@@ -76,7 +76,7 @@ def _graph(args: argparse.Namespace, out: Output) -> int:
     from ucma_core.plots import plot_memory_graph
     from ucma_core.scope import ANY
 
-    with open_memory(args.path, embedder=args.embedder) as memory:
+    with open_memory(args.path, embedder=args.embedder, settings=settings_of(args)) as memory:
         plot_memory_graph(
             memory,
             args.id,
@@ -90,13 +90,14 @@ def _graph(args: argparse.Namespace, out: Output) -> int:
 
 
 def _signals(args: argparse.Namespace, out: Output) -> int:
-    """Recall QUERY (as `ucma search` does, reinforcing what it returns) and draw each result's
+    """Recall QUERY as `ucma search` does (a look: nothing is reinforced) and draw each result's
     score split into relevance, importance, recency and retention, next to its retrieval signals."""
     from ucma_core.plots import plot_signals
     from ucma_core.scope import ANY
 
-    with open_memory(args.path, embedder=args.embedder) as memory:
-        results = memory.remember(args.query, k=args.k, user_id=ANY if args.user is None else args.user)
+    with open_memory(args.path, embedder=args.embedder, settings=settings_of(args)) as memory:
+        user = ANY if args.user is None else args.user
+        results = memory.remember(args.query, k=args.k, user_id=user, reinforce=False)
         if not results:
             out.note("no memories match; nothing to draw")
             return EXIT_OK

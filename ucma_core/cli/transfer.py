@@ -9,7 +9,15 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
-from ucma_core.cli.common import EXIT_OK, Output, add_command, embedder_from_spec, open_memory
+from ucma_core.cli.common import (
+    EXIT_OK,
+    Output,
+    add_command,
+    embedder_from_spec,
+    open_memory,
+    settings_of,
+)
+from ucma_core.cli.settings import Settings
 from ucma_core.embedders.default import default_embedder
 from ucma_core.errors import ConfigurationError
 from ucma_core.memory import Memory
@@ -48,7 +56,7 @@ def _export(args: argparse.Namespace, out: Output) -> int:
     and the graph edges to a JSON-lines file that `ucma import` reads. The file is written
     atomically: an interrupted export leaves no partial file behind."""
     to_stdout = args.file == "-"
-    with open_memory(args.path, embedder=args.embedder) as memory:
+    with open_memory(args.path, embedder=args.embedder, settings=settings_of(args)) as memory:
         report = export_memory(
             memory,
             out.stdout if to_stdout else Path(args.file),
@@ -69,11 +77,11 @@ def _export(args: argparse.Namespace, out: Output) -> int:
 
 
 @contextmanager
-def _new_memory(folder: Path, embedder: Embedder) -> Iterator[Memory]:
+def _new_memory(folder: Path, embedder: Embedder, settings: Settings) -> Iterator[Memory]:
     """A new memory folder that is removed again if the import into it fails, so an import into
     a new folder is all or nothing."""
     created = not folder.exists()
-    memory = Memory(folder, embedder=embedder)
+    memory = Memory(folder, embedder=embedder, **settings.memory_options())
     done = False
     try:
         yield memory
@@ -108,13 +116,13 @@ def _import(args: argparse.Namespace, out: Output) -> int:
     existing = folder.exists() and (folder / "ucma.json").exists()
     context: AbstractContextManager[Memory]
     if existing:
-        context = open_memory(folder, embedder=args.embedder)
+        context = open_memory(folder, embedder=args.embedder, settings=settings_of(args))
     else:
         if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
             raise ConfigurationError(
                 f"{folder} exists and is not a UCMA memory folder; import into a new folder"
             )
-        context = _new_memory(folder, _new_folder_embedder(args.embedder, file))
+        context = _new_memory(folder, _new_folder_embedder(args.embedder, file), settings_of(args))
     with context as memory:
         report = import_memory(memory, file, reembed=args.reembed, progress=out.progress())
         embedder = memory.embedder.name

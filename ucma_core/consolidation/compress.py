@@ -24,7 +24,7 @@ def run(cx: CycleContext, now: float, report: ConsolidationReport, stop: threadi
     threshold = cfg.compression_importance_base + cfg.compression_volume_penalty * min(
         1.0, len(expired) / cfg.volume_reference
     )
-    for batch in batches(expired, cfg.batch_size * 8):
+    for batch in cx.steps(list(batches(expired, cfg.batch_size * 8))):
         if stopped(stop, report):
             return
         texts = cx.texts([i for i, _ in batch])

@@ -1,5 +1,5 @@
 """What every consolidation phase works with: the folder's stores, the provider, the
-memory's lock and working memory, and a few shared reads.
+memory's lock and working memory, the caller's progress reporter, and a few shared reads.
 
 Every read or write of memory state happens under ``lock``, in short critical
 sections; provider calls happen outside it, so ``observe`` and ``remember`` are
@@ -11,11 +11,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from ucma_core.config import MemoryConfig
 from ucma_core.consolidation.report import ConsolidationReport
+from ucma_core.progress import ProgressCallback, notify
 from ucma_core.providers.protocols import Provider
 from ucma_core.records import MemoryType
 from ucma_core.stores.context import StoreContext
@@ -35,6 +36,12 @@ class CycleContext:
     provider: Provider
     lock: AbstractContextManager[Any]
     working: WorkingMemory | None = None
+    #: Called with ``(done, total, "consolidate <phase>")`` (see :mod:`ucma_core.progress`).
+    progress: ProgressCallback | None = None
+    #: The phase running now (set by :func:`~ucma_core.consolidation.cycle.run_cycle`).
+    phase: str = field(default="", init=False)
+    #: Whether the running phase has reported progress yet.
+    reported: bool = field(default=False, init=False)
 
     @property
     def ctx(self) -> StoreContext:
@@ -54,6 +61,21 @@ class CycleContext:
             ]
         found.sort(key=lambda ia: (float(ia[1]["timestamp"]), ia[0]))
         return found
+
+    def advance(self, done: int, total: int) -> None:
+        """Report ``done`` of the running phase's ``total`` units (nothing when ``total`` is 0)."""
+        if total > 0:
+            self.reported = True
+            notify(self.progress, done, total, f"consolidate {self.phase}")
+
+    def steps(self, items: Sequence[T]) -> Iterator[T]:
+        """``items`` one by one, reporting each one's start and, once all are done, the total.
+        A phase that stops early leaves its progress short of the total."""
+        total = len(items)
+        for n, item in enumerate(items):
+            self.advance(n, total)
+            yield item
+        self.advance(total, total)
 
     def texts(self, ids: Sequence[str]) -> dict[str, str]:
         """``{id: text}`` of those of ``ids`` that still exist."""

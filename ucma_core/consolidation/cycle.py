@@ -5,6 +5,11 @@ Phases (each can be run alone): ``compress``, ``group``, ``extract``, ``patterns
 package. Progress is recorded on the episodes themselves, so a cycle that is
 interrupted (between phases or batches) or whose provider fails resumes where it
 stopped on the next run.
+
+Progress (when the caller asked for it) goes to the context's reporter with one
+label per phase (``"consolidate group"``…), in the phase's own units: batches of
+episodes, a user's new episodes, single episodes. A phase with nothing to count
+reports ``(1, 1)`` when it is done.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from ucma_core.consolidation import (
 )
 from ucma_core.consolidation.context import CycleContext
 from ucma_core.consolidation.report import ConsolidationReport
-from ucma_core.errors import ProviderError
+from ucma_core.errors import ProviderError, StorageError
 
 __all__ = ["PHASES", "run_cycle"]
 
@@ -57,9 +62,18 @@ def run_cycle(
             report.interrupted = True
             break
         report.phases.setdefault(phase, {})
+        cx.phase, cx.reported = phase, False
         try:
             _RUNNERS[phase](cx, now, report, stop)
         except ProviderError as e:
             report.errors.append(f"{phase}: {e}")
+            continue
+        if not cx.reported and not report.interrupted:
+            cx.advance(1, 1)
+    try:  # the markers the phases committed get their copy in Chroma (see storage.markers)
+        with cx.lock:
+            cx.ctx.backend.keep_markers()
+    except StorageError as e:
+        report.errors.append(f"markers: {e} (their copy in Chroma is written by the next cycle)")
     report.seconds = round(time.perf_counter() - started, 4)
     return report

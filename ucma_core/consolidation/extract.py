@@ -10,7 +10,8 @@ For each new fact, against the current facts about the same subject:
   (``valid_to`` set, ``supersedes`` / ``contradicts`` edges, the old fact kept as history).
   A revision ("actually I decided on the MacBook Air", "not vegetarian anymore") is judged
   against the facts it may revise: the same or the opposite predicate, the one it takes
-  back ("no longer works at"), and for a decision the latest earlier decision. The episode
+  back ("no longer works at"), and for a decision the earlier decision it most likely takes
+  back (sharing words with it, else closest in meaning, else the latest). The episode
   the stale fact came from is marked ``revised_by`` the revising episode (a ``supersedes``
   edge links them) and its importance drops, so the stale turn ranks and lasts below the
   correction;
@@ -28,12 +29,14 @@ import threading
 from collections import defaultdict
 from typing import Any
 
+import numpy as np
+
 from ucma_core.consolidation.context import CycleContext, batches, stopped
 from ucma_core.consolidation.report import ConsolidationReport
 from ucma_core.providers.conflicts import canonical_predicate, is_decision, related_predicates, single_valued
 from ucma_core.providers.fact_objects import RELATIONS
 from ucma_core.providers.protocols import ExtractedFact
-from ucma_core.providers.text import TOKEN, same_name
+from ucma_core.providers.text import TOKEN, content_words, same_name
 from ucma_core.records import MemoryType, Source
 from ucma_core.scope import ANY, Scope
 from ucma_core.storage.graph import EdgeType
@@ -65,7 +68,7 @@ def run(cx: CycleContext, now: float, report: ConsolidationReport, stop: threadi
     pending = cx.episodes(
         lambda a: not a.get("facts_done") and not a.get("source_ids") and a.get("source") in observed
     )
-    for batch in batches(pending, cfg.batch_size):
+    for batch in cx.steps(list(batches(pending, cfg.batch_size))):
         if stopped(stop, report):
             return
         texts = cx.texts([i for i, _ in batch])
@@ -246,7 +249,7 @@ def _rival_pairs(
 ) -> dict[_Key, tuple[ExtractedFact, ExtractedFact]]:
     """(older, newer) pairs for the conflict judge: older facts about the same subject, stored
     already or extracted earlier in this batch, that the newer one may revise. A revised
-    decision is paired with the latest earlier decision only."""
+    decision is paired with the earlier decision it most likely revises only."""
     pairs: dict[_Key, tuple[ExtractedFact, ExtractedFact]] = {}
     graph = cx.ctx.backend.graph
     earlier: dict[tuple[Any, Any, str], list[tuple[float, ExtractedFact]]] = defaultdict(list)
@@ -277,13 +280,33 @@ def _rival_pairs(
                     (t, o) for t, o in olds if is_decision(o.predicate) and is_decision(fact.predicate)
                 ]
                 if fact.revises and not fact.replaces and len(decisions) > 1:
-                    latest = max(decisions, key=lambda to: to[0])
-                    olds = [to for to in olds if to not in decisions or to is latest]
+                    revised = _revised_decision(cx, fact, decisions)
+                    olds = [to for to in olds if to not in decisions or to == revised]
                 for _, old in olds:
                     key = _pair_key(old.subject, old.predicate, old.object, fact.predicate, fact.object)
                     pairs[key] = (old, fact)
                 earlier[(*scope, normalise(fact.subject))].append((at, fact))
     return pairs
+
+
+def _revised_decision(
+    cx: CycleContext, fact: ExtractedFact, decisions: list[tuple[float, ExtractedFact]]
+) -> tuple[float, ExtractedFact]:
+    """The earlier decision a revised one ("actually I decided on the MacBook Air") takes back:
+    the one whose object shares most words with it, then the closest in meaning (by the
+    folder's embedder, to one decimal), then the latest."""
+    mine = set(content_words(fact.object))
+    vectors = np.asarray(cx.ctx.embedder.embed([fact.object, *(o.object for _, o in decisions)]), dtype=float)
+    norms = np.linalg.norm(vectors, axis=1)
+    norms[norms == 0] = 1.0
+    unit = vectors / norms[:, None]
+    closeness = unit[1:] @ unit[0]
+
+    def likelihood(n: int) -> tuple[int, float, float]:
+        at, old = decisions[n]
+        return (len(mine & set(content_words(old.object))), round(float(closeness[n]), 1), at)
+
+    return decisions[max(range(len(decisions)), key=likelihood)]
 
 
 def _pair_key(subject: str, old_predicate: str, old_object: str, new_predicate: str, new_object: str) -> _Key:

@@ -31,7 +31,7 @@ def run(cx: CycleContext, now: float, report: ConsolidationReport, stop: threadi
             full = len(chunk) == cfg.group_size
             if full or (len(chunk) >= cfg.min_group and float(chunk[-1][1]["timestamp"]) < quiet):
                 chunks.append(chunk)
-    for batch in batches(chunks, cfg.batch_size):
+    for batch in cx.steps(list(batches(chunks, cfg.batch_size))):
         if stopped(stop, report):
             return
         texts = cx.texts([i for chunk in batch for i, _ in chunk])

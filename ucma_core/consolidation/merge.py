@@ -25,7 +25,7 @@ def run(cx: CycleContext, now: float, report: ConsolidationReport, stop: threadi
     by_user: dict[Any, list[str]] = defaultdict(list)
     for memory_id, attrs in fresh:
         by_user[(attrs.get("user_id"), attrs.get("agent_id"))].append(memory_id)
-    for (user_id, agent_id), new_ids in by_user.items():
+    for (user_id, agent_id), new_ids in cx.steps(list(by_user.items())):
         if stopped(stop, report):
             return
         older = [i for i, _ in cx.episodes(_deduplicated_of(user_id, agent_id))][-500:]
@@ -65,10 +65,11 @@ def run(cx: CycleContext, now: float, report: ConsolidationReport, stop: threadi
                         cx.ctx.backend.graph.add_edge(memory_id, other, EdgeType.SIMILAR_TO, round(sim, 4))
                         linked += 1
                         report.count("merge", "similar_edges")
-        _mark_dedup(cx, [i for i in new_ids if i not in doomed])
-        if doomed:
-            with cx.lock:
+            # the duplicates go in the transaction that folded their use into the survivors, so
+            # a crash never leaves a duplicate whose use was counted twice
+            if doomed:
                 cx.stores.delete(sorted(doomed), scrub=False)
+        _mark_dedup(cx, [i for i in new_ids if i not in doomed])
 
 
 def _deduplicated_of(user_id: str | None, agent_id: str | None) -> Callable[[dict[str, Any]], bool]:

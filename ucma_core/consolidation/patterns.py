@@ -38,7 +38,7 @@ def run(cx: CycleContext, now: float, report: ConsolidationReport, stop: threadi
     observed = {s.value for s in Source if s.observed}
     pending = cx.episodes(lambda a: not a.get("mined") and not a.get("source_ids"))
     texts = cx.texts([i for i, _ in pending])
-    for memory_id, attrs in pending:
+    for memory_id, attrs in cx.steps(pending):
         if stopped(stop, report):
             return
         text = texts.get(memory_id, "")

@@ -14,7 +14,8 @@ __all__ = ["run"]
 
 def run(cx: CycleContext, now: float, report: ConsolidationReport, stop: threading.Event | None) -> None:
     try:
-        faded = cx.stores.forget_faded(Scope(ANY), now, dry_run=False)
+        with cx.lock:
+            faded = cx.stores.forget_faded(Scope(ANY), now, dry_run=False)
         report.count("prune", "forgotten", len(faded.forgotten))
     except UCMAError as e:  # storage trouble ends the phase; the next cycle retries
         report.errors.append(f"prune: {e}")

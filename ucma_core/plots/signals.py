@@ -3,7 +3,8 @@
 :meth:`Memory.remember <ucma_core.Memory.remember>` ranks by
 ``score = g × (w_rel·relevance + w_imp·importance + w_rec·recency + w_ret·retention) / Σw``
 (weights from :class:`~ucma_core.config.RankingConfig`; ``g`` is ``generated_weight``
-for assistant, system and consolidation text, else 1). :func:`score_contributions`
+for assistant, system and consolidation text, else 1, times the result's ``demoted``
+signal when the sleep cycle demoted it). :func:`score_contributions`
 gives each term; :func:`plot_signals` draws them next to the raw retrieval signals
 behind ``relevance`` (dense, keyword, entity, time, speaker, kind, graph).
 """
@@ -61,7 +62,7 @@ def score_contributions(result: RetrievalResult, ranking: RankingConfig | None =
         observed = Source.parse(result.record.source).observed
     except InvalidInputError:
         observed = True
-    factor = 1.0 if observed else weights.generated_weight
+    factor = (1.0 if observed else weights.generated_weight) * result.signals.get("demoted", 1.0)
     return {name: factor * getattr(weights, name) * getattr(result, name) / total for name in FACTORS}
 
 

@@ -10,12 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ucma_core.errors import InvalidInputError, StorageError
-from ucma_core.portable.access import folder
 from ucma_core.portable.lines import FORMAT, VECTORS, VERSION, dumps, encode_vector, record_to_json
 from ucma_core.progress import ProgressCallback, notify
-from ucma_core.records import MemoryRecord
-from ucma_core.scope import ANY, Scope
-from ucma_core.storage import codec
 from ucma_core.storage.atomic import write_lines_atomic
 
 if TYPE_CHECKING:
@@ -40,19 +36,12 @@ class ExportReport:
 def _export_lines(
     memory: Memory, *, vectors: bool, progress: ProgressCallback | None, batch_size: int, out: list[int]
 ) -> Iterator[str]:
-    with folder(memory) as stores:
-        graph = stores.graph
+    with memory.snapshot() as snap:
         # in the order they were stored (the graph keeps it): an import that stores them in
         # the same order breaks the search indexes' ties between equal scores the same way
-        ids = [i for i, _ in stores.scan(Scope(ANY))]
-        entities = [i for i, a in graph.nodes() if a.get("kind") == "entity"]
-        exported = set(ids) | set(entities)
-        edges = sorted(
-            (u, v, t, w)
-            for node in [*ids, *entities]
-            for u, v, t, w in graph.edges_of(node, direction="out")
-            if v in exported
-        )
+        ids = snap.memory_ids()
+        entities = snap.entity_ids()
+        edges = snap.edges()
         total = len(ids) + len(entities) + len(edges)
         counts = {"memories": len(ids), "entities": len(entities), "edges": len(edges)}
         out[:] = [len(ids), len(entities), len(edges)]
@@ -73,15 +62,13 @@ def _export_lines(
         notify(progress, 0, total, "export")
         for start in range(0, len(ids), batch_size):
             page = ids[start : start + batch_size]
-            records = stores.fetch_ordered(page, MemoryRecord)
-            stored = stores.backend.vectors.vectors_of(page) if vectors else {}
+            records = snap.records(page)
+            stored = snap.vectors(page) if vectors else {}
             for record in records:
-                node = graph.node(record.id) or {}
-                derived = codec.node_attrs(record)
                 line: dict[str, Any] = {
                     "kind": "memory",
                     "record": record_to_json(record),
-                    "state": {k: v for k, v in node.items() if k not in derived},
+                    "state": snap.marks(record),
                 }
                 if record.id in stored:
                     line["vector"] = encode_vector(stored[record.id])
@@ -89,8 +76,7 @@ def _export_lines(
             done += len(page)
             notify(progress, done, total, "export")
         for entity in entities:
-            attrs = {k: v for k, v in (graph.node(entity) or {}).items() if k != "kind"}
-            yield dumps({"kind": "entity", "id": entity, "attrs": attrs})
+            yield dumps({"kind": "entity", "id": entity, "attrs": snap.entity(entity)})
         for u, v, t, w in edges:
             yield dumps({"kind": "edge", "from": u, "to": v, "type": t, "weight": w})
         notify(progress, total, total, "export")

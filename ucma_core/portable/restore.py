@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ucma_core.errors import InvalidInputError
-from ucma_core.portable.access import folder
 from ucma_core.portable.lines import (
     ExportHeader,
     check_file,
@@ -19,10 +18,10 @@ from ucma_core.portable.lines import (
     state_of,
 )
 from ucma_core.progress import ProgressCallback, notify
-from ucma_core.records import MemoryRecord
 
 if TYPE_CHECKING:
     from ucma_core.memory import Memory
+    from ucma_core.transfer import RestoreReport
 
 __all__ = ["ImportReport", "import_memory"]
 
@@ -71,7 +70,9 @@ def import_memory(
     provenance) and every edge of the file is then set with its weight. Vectors in
     the file are used when it was exported with an embedder of the same name and
     dimension as ``memory``'s (unless ``reembed``); otherwise the content is embedded
-    again with ``memory``'s embedder. The memory's lock is taken one batch at a time.
+    again with ``memory``'s embedder. Each batch is stored by
+    :meth:`~ucma_core.Memory.restore`, all or nothing, taking the memory's lock for
+    that batch only.
 
     Args:
         memory: an open memory (a new folder or one with memories of its own).
@@ -92,12 +93,13 @@ def import_memory(
         and not reembed
         and (header.embedder_name, header.dimension) == (embedder.name, embedder.dimension)
     )
-    with folder(memory) as stores:
-        entities_before = {i for i, a in stores.graph.nodes() if a.get("kind") == "entity"}
+    with memory.snapshot() as snap:
+        entities_before = set(snap.entity_ids())
     tally = {"memories": 0, "skipped": 0, "key_conflicts": 0, "embedded": 0}
     tally.update(entities=0, edges=0, edges_skipped=0)
     pending: list[dict[str, Any]] = []
-    edges: list[dict[str, Any]] = []
+    entities: dict[str, dict[str, Any]] = {}
+    edges: list[tuple[str, str, str, float]] = []
     done = 0
     notify(progress, 0, checked.lines, "import")
     for number, obj in read_lines(path):
@@ -110,9 +112,13 @@ def import_memory(
         elif kind == "entity":
             _store_batch(memory, pending, header, reuse, tally)
             pending = []
-            _store_entity(memory, obj, entities_before, tally)
+            entity = str(obj["id"])
+            if entity not in entities_before:  # the folder had it already: keep its own name
+                entities[entity] = dict(obj["attrs"])
         elif kind == "edge":
-            edges.append(obj)
+            _store_entities(memory, entities, tally)
+            entities = {}
+            edges.append((str(obj["from"]), str(obj["to"]), str(obj["type"]), float(obj["weight"])))
             if len(edges) >= 1000:
                 _store_edges(memory, edges, tally)
                 edges = []
@@ -120,6 +126,7 @@ def import_memory(
         if number % 100 == 0:
             notify(progress, done, checked.lines, "import")
     _store_batch(memory, pending, header, reuse, tally)
+    _store_entities(memory, entities, tally)
     _store_edges(memory, edges, tally)
     notify(progress, checked.lines, checked.lines, "import")
     return ImportReport(**tally, seconds=round(time.perf_counter() - started, 3))
@@ -128,67 +135,30 @@ def import_memory(
 def _store_batch(
     memory: Memory, lines: list[dict[str, Any]], header: ExportHeader, reuse: bool, tally: dict[str, int]
 ) -> None:
+    """One batch of memory lines through :meth:`~ucma_core.Memory.restore` (all or nothing)."""
     if not lines:
         return
     max_chars = memory.config.max_content_chars
-    items = [(record_from_json(o["record"], max_chars=max_chars), o) for o in lines]
-    with folder(memory) as stores:
-        fresh: list[tuple[MemoryRecord, dict[str, Any]]] = []
-        taken: set[tuple[str | None, str | None, str]] = set()
-        for record, obj in items:
-            if record.id in stores.graph:
-                tally["skipped"] += 1
-                continue
-            if record.key is not None:
-                ref = (record.user_id, record.agent_id, record.key)
-                if stores.keyed(*ref) is not None or ref in taken:
-                    tally["key_conflicts"] += 1
-                    continue
-                taken.add(ref)
-            fresh.append((record, obj))
-        if not fresh:
-            return
-        vectors: list[list[float] | None] = [
-            decode_vector(obj["vector"], header.dimension) if reuse and "vector" in obj else None
-            for _, obj in fresh
-        ]
-        missing = [n for n, v in enumerate(vectors) if v is None]
-        if missing:
-            embedded = memory.embedder.embed([fresh[n][0].content for n in missing])
-            for n, vector in zip(missing, embedded, strict=True):
-                vectors[n] = list(vector)
-        records = [record for record, _ in fresh]
-        with stores.graph.batch():
-            stores.backend.insert(records, [v for v in vectors if v is not None])
-            for record, obj in fresh:
-                state = state_of(obj, record)
-                if state:
-                    stores.backend.set_state(record.id, **state)
-            for record in records:
-                stores.link(record.id)
-        tally["memories"] += len(records)
-        tally["embedded"] += len(missing)
+    records = [record_from_json(o["record"], max_chars=max_chars) for o in lines]
+    vectors = {
+        r.id: decode_vector(o["vector"], header.dimension)
+        for r, o in zip(records, lines, strict=True)
+        if reuse and "vector" in o
+    }
+    marks = {r.id: state for r, o in zip(records, lines, strict=True) if (state := state_of(o, r))}
+    _add(tally, memory.restore(records, vectors=vectors, marks=marks))
 
 
-def _store_entity(memory: Memory, obj: dict[str, Any], before: set[str], tally: dict[str, int]) -> None:
-    entity = str(obj["id"])
-    if entity in before:  # the folder had it already: keep its own name
-        return
-    attrs = {**obj["attrs"], "kind": "entity"}
-    with folder(memory) as stores:
-        stores.graph.put_node(entity, attrs)
-        stores.semantic.index_entity(attrs)
-    tally["entities"] += 1
+def _store_entities(memory: Memory, entities: dict[str, dict[str, Any]], tally: dict[str, int]) -> None:
+    if entities:
+        _add(tally, memory.restore([], entities=entities))
 
 
-def _store_edges(memory: Memory, edges: list[dict[str, Any]], tally: dict[str, int]) -> None:
-    if not edges:
-        return
-    with folder(memory) as stores, stores.graph.batch():
-        for edge in edges:
-            u, v = str(edge["from"]), str(edge["to"])
-            if u not in stores.graph or v not in stores.graph:
-                tally["edges_skipped"] += 1
-                continue
-            stores.graph.add_edge(u, v, str(edge["type"]), float(edge["weight"]))
-            tally["edges"] += 1
+def _store_edges(memory: Memory, edges: list[tuple[str, str, str, float]], tally: dict[str, int]) -> None:
+    if edges:
+        _add(tally, memory.restore([], edges=edges))
+
+
+def _add(tally: dict[str, int], report: RestoreReport) -> None:
+    for name in tally:
+        tally[name] += getattr(report, name)

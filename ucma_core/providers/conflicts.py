@@ -6,7 +6,7 @@ import re
 
 from ucma_core.providers.fact_objects import EXCLUSIVE_STATES, ONE_RELATIONS
 from ucma_core.providers.protocols import ExtractedFact
-from ucma_core.providers.text import TOKEN
+from ucma_core.providers.text import TOKEN, content_words
 
 __all__ = [
     "canonical_predicate",
@@ -50,6 +50,9 @@ _SYNONYMS = {
     "is going with": "chose",
 }
 _OPPOSITES = ({"likes", "dislikes"}, {"prefers", "dislikes"})
+#: Predicates a revision ("actually I prefer detailed answers now") may change without
+#: restating the old value: the older fact of the same kind of thing is replaced.
+_PREFERENCES = frozenset({"prefers", "uses"})
 _DECISION = re.compile(
     r"^(?:chose|decided(?:\s+(?:on|to))?|picked|plans?\s+to\b.*|is\s+(?:going|planning)\s+to\b.*|"
     r"went\s+with|opted\s+for|selected|will\b.*|is\s+going\s+with)$"
@@ -104,7 +107,10 @@ def facts_conflict(old: ExtractedFact, new: ExtractedFact) -> bool:
       "switched from vim") retires an older fact with a related predicate whose object is that
       value; "no longer works at Initech" retires "works at Initech".
     * A revision of a decision ("actually I decided on the MacBook Air") retires the older
-      decision it is paired with (the sleep cycle pairs it with the latest one only).
+      decision it is paired with (the sleep cycle pairs it with the one it most likely
+      revises).
+    * A revised preference ("actually I prefer detailed answers now") retires an older one
+      about the same kind of thing ("short answers": they share a word) without restating it.
     * Otherwise: same single-valued predicate, another object. Single-valued predicates are
       the ones in :data:`_SINGLE_VALUED`, ``has <relation>`` for relations a person has one of
       (wife, boss, doctor…) and ``has favorite <thing>``. An object that only adds detail
@@ -123,6 +129,9 @@ def facts_conflict(old: ExtractedFact, new: ExtractedFact) -> bool:
         >>> facts_conflict(ExtractedFact("Ana", "uses", "vim", 0.8),
         ...                ExtractedFact("Ana", "uses", "VS Code", 0.8, revises=True, replaces="vim"))
         True
+        >>> facts_conflict(ExtractedFact("Ana", "prefers", "short answers", 0.8),
+        ...                ExtractedFact("Ana", "prefers", "detailed answers", 0.8, revises=True))
+        True
     """
     if _norm(old.subject) != _norm(new.subject):
         return False
@@ -135,6 +144,9 @@ def facts_conflict(old: ExtractedFact, new: ExtractedFact) -> bool:
         return _same_thing(a, b)
     if new.revises and is_decision(p) and is_decision(q):
         return a != b
+    if new.revises and p == q and p in _PREFERENCES and a != b:
+        x, y = set(content_words(a)), set(content_words(b))
+        return bool(x & y) and not (x <= y or y <= x)
     if p != q:
         return {p, q} in _OPPOSITES and _strip_article(a) == _strip_article(b)
     if a == b or not single_valued(p):

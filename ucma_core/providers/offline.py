@@ -104,14 +104,13 @@ class OfflineProvider:
         story = Story(checked)
         if story.outcome is not True or not story.steps:
             return None
-        topic = story.topic()
-        name = f"Fix {topic}" if story.problem else f"Procedure: {topic}"
+        name = story.name()
         if story.problem:
             description = f"What worked when {lower_first(story.problem)}."
         else:
             description = f"Steps that ended with: {story.success_line}."
         return ExtractedProcedure(
-            name=name[:80],
+            name=name,
             steps=tuple(imperative(step) for step in story.steps),
             description=description,
             trigger_tags=story.tags(),

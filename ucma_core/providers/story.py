@@ -13,7 +13,7 @@ import re
 from collections import Counter
 
 from ucma_core.outcomes import outcome
-from ucma_core.providers.text import TOKEN, content_words, sentences
+from ucma_core.providers.text import TOKEN, content_words, lower_first, sentences
 
 __all__ = ["VERB_FORMS", "Story", "gerund", "imperative"]
 
@@ -128,6 +128,31 @@ class Story:
         order = {w: i for i, w in enumerate(reversed(list(self._words)))}
         ranked = sorted(self._words, key=lambda w: (-self._words[w], -order[w]))
         return tuple(ranked[:n])
+
+    def name(self, limit: int = 80) -> str:
+        """A procedure name a reader can scan: the fix for the problem, in its own words
+        ("Fix: JWT tokens expire after 5 minutes"), or the first steps ("Run the database
+        migration, then restart the worker"); at most ``limit`` characters, cut at a word.
+
+        Examples:
+            >>> Story(["The JWT tokens expire after 5 minutes and users get logged out.",
+            ...        "Added a leeway to the validator.", "Works now."]).name()
+            'Fix: JWT tokens expire after 5 minutes'
+            >>> Story(["Ran the migration.", "Restarted the worker.", "Deploy works now."]).name()
+            'Run the migration, then restart the worker'
+        """
+        if self.problem:
+            clause = re.split(r",|;|\s+(?:and|but|so|because|which|when)\s", self.problem, maxsplit=1)[0]
+            text = "Fix: " + lower_first(re.sub(r"^(?:the|a|an|my|our)\s+", "", clause.strip(), flags=re.I))
+        elif self.steps:
+            text = imperative(self.steps[0])
+            if len(self.steps) > 1:
+                text += ", then " + imperative(self.steps[1], lower=True)
+        else:
+            return "Procedure: " + self.topic()
+        if len(text) <= limit:
+            return text
+        return text[: limit - 1].rsplit(" ", 1)[0].rstrip(",;: ") + "…"
 
     def topic(self) -> str:
         """A few words naming what the story is about, from the problem when there is one."""

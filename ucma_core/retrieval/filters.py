@@ -4,8 +4,9 @@ check on graph nodes and stored rows.
 ``metadata`` filters the caller's own top-level metadata values: each key maps to a
 scalar (equality) or to an operator dict (``$eq``, ``$ne``, ``$gt``, ``$gte``,
 ``$lt``, ``$lte``, ``$in``, ``$nin``); several keys must all hold. Values are stored
-under hashed Chroma keys (:func:`~ucma_core.storage.codec.metadata_key`), so the
-filter runs inside Chroma for dense search and in Python for the other candidates.
+under keyed-hash Chroma keys named by the folder's
+:class:`~ucma_core.storage.codec.ChromaKeys`, so the filter runs inside Chroma for
+dense search and in Python for the other candidates.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 from ucma_core.errors import InvalidInputError
 from ucma_core.records import MemoryType, Source
 from ucma_core.scope import AnyScope, Scope
-from ucma_core.storage.codec import metadata_key, scope_value, tag_key
+from ucma_core.storage.codec import ChromaKeys, scope_value
 
 __all__ = ["Filters", "check_metadata_filter", "metadata_matches"]
 
@@ -91,9 +92,9 @@ def metadata_matches(metadata: Mapping[str, Any], conditions: MetadataFilter) ->
     return all(_holds(metadata.get(key), op, operand) for key, op, operand in conditions)
 
 
-def _chroma_clause(key: str, op: str, operand: Any) -> dict[str, Any]:
+def _chroma_clause(keys: ChromaKeys, key: str, op: str, operand: Any) -> dict[str, Any]:
     operand = list(operand) if op in _MEMBER else operand
-    return {metadata_key(key): {op: operand}}
+    return {keys.metadata(key): {op: operand}}
 
 
 @dataclass(frozen=True)
@@ -120,7 +121,8 @@ class Filters:
         """The ``agent_id`` / ``session_id`` to match exactly, or ``None`` for any."""
         return self.scope.exact(name)
 
-    def where(self) -> dict[str, Any] | None:
+    def where(self, keys: ChromaKeys) -> dict[str, Any] | None:
+        """The Chroma ``where`` clause (tag and metadata keys named by the folder's ``keys``)."""
         clauses: list[dict[str, Any]] = []
         if not self.scope.any_user:
             clauses.append({"user_id": scope_value(self.scope.user)})
@@ -139,9 +141,9 @@ class Filters:
         if self.observed_only:
             clauses.append({"source": {"$in": [s.value for s in Source if s.observed]}})
         if self.tags:
-            tag_clauses = [{tag_key(t): True} for t in self.tags]
+            tag_clauses = [{keys.tag(t): True} for t in self.tags]
             clauses.append(tag_clauses[0] if len(tag_clauses) == 1 else {"$or": tag_clauses})
-        clauses.extend(_chroma_clause(*c) for c in self.metadata)
+        clauses.extend(_chroma_clause(keys, *c) for c in self.metadata)
         if not clauses:
             return None
         return clauses[0] if len(clauses) == 1 else {"$and": clauses}
@@ -164,10 +166,10 @@ class Filters:
         """Whether :meth:`admits_row` has anything to check."""
         return bool(self.tags or self.metadata)
 
-    def admits_row(self, stored: Mapping[str, Any]) -> bool:
+    def admits_row(self, stored: Mapping[str, Any], keys: ChromaKeys) -> bool:
         """Tags (any of them) and the metadata filter, checked on a record's stored Chroma
-        fields as Chroma's ``where`` would."""
-        if self.tags and not any(tag_key(t) in stored for t in self.tags):
+        fields (keys named by ``keys``) as Chroma's ``where`` would."""
+        if self.tags and not any(keys.tag(t) in stored for t in self.tags):
             return False
-        values = {key: stored.get(metadata_key(key)) for key, _, _ in self.metadata}
+        values = {key: stored.get(keys.metadata(key)) for key, _, _ in self.metadata}
         return metadata_matches(values, self.metadata)

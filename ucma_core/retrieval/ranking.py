@@ -1,5 +1,9 @@
 """The multi-factor rank: relevance, importance, recency and retention, as pure functions.
 
+Retention is read as forgetting reads it: learned knowledge (facts, procedures, lessons)
+fades ``ForgettingConfig.knowledge_decay_factor`` times slower than episodes. A memory the
+sleep cycle demoted (:mod:`ucma_core.retrieval.markers`) scores ``demotion`` of its score.
+
 They read a memory's graph-node attributes (see :func:`ucma_core.storage.codec.node_attrs`),
 which hold every field the rank needs, so candidates are ranked without decoding their
 stored records; only the memories returned are decoded.
@@ -16,9 +20,11 @@ from ucma_core.dynamics.retention import recency, retention
 from ucma_core.records import IntentionStatus, MemoryType, ProcedureStatus, Source
 from ucma_core.stores.procedural import evidence_weighted_score
 
-__all__ = ["Factors", "effective_importance", "factors", "is_current"]
+__all__ = ["KNOWLEDGE", "Factors", "effective_importance", "factors", "is_current"]
 
 Node = Mapping[str, Any]
+#: Learned knowledge, whose retention fades slower (as in :mod:`ucma_core.dynamics.forgetting`).
+KNOWLEDGE = frozenset({MemoryType.SEMANTIC.value, MemoryType.PROCEDURAL.value, MemoryType.LEARNING.value})
 
 
 @dataclass(frozen=True)
@@ -29,10 +35,12 @@ class Factors:
     retention: float
 
     generated: bool = False
+    #: The score multiplier of a memory the sleep cycle marked (1.0 for the others).
+    demotion: float = 1.0
 
     def score(self, weights: RankingConfig) -> float:
         total = weights.relevance + weights.importance + weights.recency + weights.retention
-        factor = weights.generated_weight if self.generated else 1.0
+        factor = (weights.generated_weight if self.generated else 1.0) * self.demotion
         return (
             factor
             * (
@@ -70,11 +78,25 @@ def is_current(node: Node, now: float) -> bool:
     return True
 
 
-def factors(node: Node, relevance: float, now: float, weights: RankingConfig) -> Factors:
+def factors(
+    node: Node,
+    relevance: float,
+    now: float,
+    weights: RankingConfig,
+    *,
+    knowledge_decay: float = 1.0,
+    demotion: float = 1.0,
+) -> Factors:
+    """The rank factors of one memory; ``knowledge_decay`` multiplies the stability of facts,
+    procedures and lessons (``ForgettingConfig.knowledge_decay_factor``)."""
+    stability = float(node["stability"])
+    if node["memory_type"] in KNOWLEDGE:
+        stability *= knowledge_decay
     return Factors(
         relevance=relevance,
         importance=effective_importance(node),
         recency=recency(float(node["timestamp"]), now, weights.recency_half_life_days),
-        retention=retention(float(node["stability"]), float(node["last_access"]), now),
+        retention=retention(stability, float(node["last_access"]), now),
         generated=not Source(node["source"]).observed,
+        demotion=demotion,
     )

@@ -12,13 +12,17 @@ Sources of candidates (all within the caller's scope and filters):
 * kind — procedures for "how do I …" questions;
 * hop — memories naming the people and places the best matches name (a second hop);
 * context — the session turns next to the best matches (a reply carries what it answers);
-* graph — bounded spreading activation from the best candidates.
+* graph — bounded spreading activation from the best candidates;
+* marked — the correction of a candidate the sleep cycle marked revised, and the answer of
+  an answered question (:mod:`~ucma_core.retrieval.markers`).
 
 :func:`~ucma_core.retrieval.fusion.fuse` turns the signals into a relevance, the time the
 question names lifts the memories that fit it (:mod:`~ucma_core.retrieval.timefit`: evidence,
-not a filter), the multi-factor rank weighs relevance with importance, recency and retention,
-MMR removes near-duplicates, and every memory returned is reinforced. Each result carries the
-router's decision, with the reasons of its time signal, and its neighbouring turns.
+not a filter), corrections and answers take over the relevance of what they correct or
+answer, the multi-factor rank weighs relevance with importance, recency and retention (and
+halves what the sleep cycle demoted), MMR removes near-duplicates, and every memory
+returned is reinforced. Each result carries the router's decision, with the reasons of its
+time signal, and its neighbouring turns.
 """
 
 from __future__ import annotations
@@ -38,11 +42,11 @@ from ucma_core.retrieval.context import Turns, context_evidence, invites_reply, 
 from ucma_core.retrieval.diversify import mmr
 from ucma_core.retrieval.filters import Filters
 from ucma_core.retrieval.fusion import fuse
+from ucma_core.retrieval.markers import about_user, demotion, inherit, pull
 from ucma_core.retrieval.ranking import Factors, factors, is_current
 from ucma_core.retrieval.router import Route, RouteKind, route
 from ucma_core.retrieval.timefit import TimeAsk, fit, modulate, recency_fit
 from ucma_core.retrieval.timesignal import DAY, Span
-from ucma_core.storage import codec
 from ucma_core.stores.folder import FolderStores
 from ucma_core.timezones import zone
 
@@ -123,8 +127,10 @@ class Retriever:
         now: float,
         kind: RouteKind | None = None,
         diversify: bool = True,
+        reinforce: bool = True,
     ) -> list[RetrievalResult]:
-        """Top ``k`` memories for ``query`` within ``filters``; each one returned is reinforced.
+        """Top ``k`` memories for ``query`` within ``filters``; each one returned is reinforced
+        unless ``reinforce=False`` (a look that leaves retention as it was).
         ``diversify=False`` keeps the plain rank order (no MMR, no near-duplicate drop)."""
         ctx = self._ctx
         fusion = ctx.config.fusion
@@ -149,7 +155,7 @@ class Retriever:
             for memory_id, score in found:
                 signals[memory_id]["keyword"] = max(signals[memory_id].get("keyword", 0.0), score)
 
-        add_dense(ctx.backend.vectors.nearest(qvec, n, filters.where()))
+        add_dense(ctx.backend.vectors.nearest(qvec, n, filters.where(ctx.backend.keys)))
         add_keyword(keyword.result())
         if any("keyword" in s for s in signals.values()):
             active.add("keyword")
@@ -158,19 +164,20 @@ class Retriever:
         if ask is not None and ask.span is not None:
             lo, hi = ask.span.widened()
             ranged = dataclasses.replace(filters, time_range=(max(0.0, lo), hi))
-            in_range = ctx.backend.vectors.nearest(qvec, n, ranged.where())
+            in_range = ctx.backend.vectors.nearest(qvec, n, ranged.where(ctx.backend.keys))
             add_dense(in_range)
             add_keyword(self._keyword(keyword_text, n, ranged, None))
             if not in_range:
                 notes.append("no memory is dated then: only what memories say about their own time counts")
         if plan.speaker:
             active.add("speaker")
-            where = _and(filters.where(), {codec.participant_key(plan.speaker): True})
+            keys = ctx.backend.keys
+            where = _and(filters.where(keys), {keys.participant(plan.speaker): True})
             add_dense(ctx.backend.vectors.nearest(qvec, n, where))
         if plan.kind is RouteKind.PROCEDURAL and _admits_type(filters, MemoryType.PROCEDURAL):
             active.add("kind")
             typed = dataclasses.replace(filters, memory_types=(MemoryType.PROCEDURAL,))
-            add_dense(ctx.backend.vectors.nearest(qvec, max(5, k), typed.where()))
+            add_dense(ctx.backend.vectors.nearest(qvec, max(5, k), typed.where(ctx.backend.keys)))
         entity_hits = self._entity_candidates(query, plan, filters)
         if entity_hits:
             active.add("entity")
@@ -188,16 +195,31 @@ class Retriever:
             active.add("context")
         reached = self._expand(signals, pre, filters)
         self._mark_structured({i: signals[i] for i in reached}, plan)
+        for memory_id in pull(signals, ctx.backend.graph.node):  # corrections and answers
+            signals.setdefault(memory_id, {})
         nodes = self._complete(signals, vectors, filters, qvec)
 
         relevance = fuse(signals, fusion, active)
         if ask is not None:
             relevance = self._timed(ask, relevance, nodes, texts, signals, notes)
+        for memory_id, value in inherit(relevance, nodes).items():
+            signals[memory_id]["inherited"] = value
         weights = ctx.config.ranking
+        about_me = about_user(keyword_text)
+        decay = ctx.config.forgetting.knowledge_decay_factor
         scored: dict[str, tuple[float, Factors]] = {}
         for memory_id, node in nodes.items():
             if is_current(node, now):
-                f = factors(node, relevance[memory_id], now, weights)
+                f = factors(
+                    node,
+                    relevance[memory_id],
+                    now,
+                    weights,
+                    knowledge_decay=decay,
+                    demotion=demotion(node, about_me=about_me, weight=weights.demoted_weight),
+                )
+                if f.demotion != 1.0:
+                    signals[memory_id]["demoted"] = f.demotion
                 scored[memory_id] = (f.score(weights), f)
         ranked = sorted(scored, key=lambda i: (-scored[i][0], i))
         order = (
@@ -225,9 +247,10 @@ class Retriever:
             for i in order
             if i in records
         ]
-        with ctx.backend.graph.batch():
-            for result in top:
-                ctx.reinforce(result.id, now)
+        if reinforce:
+            with ctx.backend.graph.batch():
+                for result in top:
+                    ctx.reinforce(result.id, now)
         return top
 
     # ------------------------------------------------------------------ time
@@ -275,7 +298,7 @@ class Retriever:
         if keyword:
             return keyword[0][0]
         vector = self._ctx.embedder.embed([event])[0]
-        found = self._ctx.backend.vectors.nearest(vector, 1, filters.where())
+        found = self._ctx.backend.vectors.nearest(vector, 1, filters.where(self._ctx.backend.keys))
         return found[0][0] if found else None
 
     def _timed(
@@ -515,7 +538,8 @@ class Retriever:
         vectors.update(self._ctx.backend.vectors.vectors_of(missing))
         if filters.needs_row and missing:
             rows = self._ctx.backend.rows(missing)
-            untagged = {i for i in missing if i not in rows or not filters.admits_row(rows[i][1])}
+            keys = self._ctx.backend.keys
+            untagged = {i for i in missing if i not in rows or not filters.admits_row(rows[i][1], keys)}
         else:
             untagged = set()
         nodes: dict[str, dict[str, Any]] = {}

@@ -46,13 +46,13 @@ from ucma_core.errors import (
     StorageError,
 )
 from ucma_core.records import MemoryRecord
-from ucma_core.storage import codec
+from ucma_core.storage import codec, markers
 from ucma_core.storage.diskspace import check_free_space, storage_error
 from ucma_core.storage.graph import MemoryGraph
 from ucma_core.storage.journal import JOURNAL, PREV_JOURNAL, PREV_SNAPSHOT, SNAPSHOT, Entry, Intent, Journal
 from ucma_core.storage.keywords import KeywordIndex, KeywordRow
 from ucma_core.storage.lock import FolderLock
-from ucma_core.storage.manifest import FEATURES, Manifest
+from ucma_core.storage.manifest import FEATURES, Manifest, new_key_secret
 from ucma_core.storage.vectors import FOLDER_KEY, CollectionProblem, VectorStore
 from ucma_core.storage.verify import VerifyReport
 
@@ -128,6 +128,9 @@ class Backend:
         #: Called when graph changes were undone (indexes outside the graph are rebuilt).
         self.after_revert: Callable[[], None] | None = None
         self._rollbacks: list[Callable[[], None]] = []
+        #: Memories whose markers changed since their copy in Chroma was last written.
+        self._marked: set[str] = set()
+        self._keys: tuple[str | None, codec.ChromaKeys] | None = None
         self._unfinished: Intent | None = None
         self._finishing = False
         self._opened: list[KeywordIndex | VectorStore | Journal] = []
@@ -217,8 +220,9 @@ class Backend:
         fresh = not nodes and self.keywords.count() == 0
         self._open_chroma(fresh, nodes, problems, plan)
         self._recover(replay, nodes, problems, plan)
-        if "intents" not in self.manifest.features or "metadata-keys" not in self.manifest.features:
+        if not set(FEATURES) <= set(self.manifest.features):
             self._upgrade()
+        self._finish_rekey()
         self._check_vectors()
         self.keywords.set_meta("manifest", json.dumps(self.manifest.to_dict()))
         if self._repairing:
@@ -278,7 +282,9 @@ class Backend:
             self.folder, embedder_name=embedder_name, dimension=dimension, now=now, collection=collection
         )
         if folder_id:
-            manifest = dataclasses.replace(manifest, folder_id=folder_id)
+            # the records' key names used the lost secret: the upgrade names them afresh
+            features = tuple(f for f in manifest.features if f != "keyed-hashes")
+            manifest = dataclasses.replace(manifest, folder_id=folder_id, features=features)
             manifest.save(self.folder)
         self.actions.append(
             f"rebuilt ucma.json ({'collection ' + repr(collection) if collection else 'a new collection'})"
@@ -310,10 +316,10 @@ class Backend:
             if not self._repairing:
                 self._refuse(problems, plan)
             create = True
-        timeout = config.limits.chroma_timeout_seconds
+        timeout, batch = config.limits.chroma_timeout_seconds, config.limits.chroma_batch_size
         damaged: StorageError | None = None
         try:
-            self.vectors = VectorStore(config.chroma, self.folder, timeout=timeout)
+            self.vectors = VectorStore(config.chroma, self.folder, timeout=timeout, max_batch=batch)
             self._opened.append(self.vectors)
             self.vectors.use(manifest.collection, create=create, folder_id=manifest.folder_id)
             return
@@ -355,7 +361,7 @@ class Backend:
                 self._opened.pop().close()
             aside = self._set_aside(chroma_dir)
             self.actions.append(f"moved the unreadable {chroma_dir.name}/ to {aside.name}/")
-            self.vectors = VectorStore(config.chroma, self.folder, timeout=timeout)
+            self.vectors = VectorStore(config.chroma, self.folder, timeout=timeout, max_batch=batch)
             self._opened.append(self.vectors)
             self.vectors.use(manifest.collection, create=True, folder_id=manifest.folder_id)
             return
@@ -483,7 +489,7 @@ class Backend:
                 rows = self.vectors.get(ids[start : start + _PAGE])
                 for memory_id, (document, meta) in rows.items():
                     record = codec.decode(memory_id, document, meta, None)
-                    self.graph.put_node(memory_id, codec.node_attrs(record))
+                    self.graph.put_node(memory_id, {**codec.node_attrs(record), **markers.read(meta)})
                     restored.append(record)
         return restored
 
@@ -496,7 +502,8 @@ class Backend:
         for start in range(0, len(ids), _PAGE):
             chunk = ids[start : start + _PAGE]
             texts = [copies[i][0] for i in chunk]
-            self.vectors.add(chunk, self._embed(texts), texts, [copies[i][1] for i in chunk])
+            metadatas = [codec.rekey(i, copies[i][0], copies[i][1], self.keys) for i in chunk]
+            self.vectors.add(chunk, self._embed(texts), texts, metadatas)
         self.reembedded = ids
 
     def _reconcile_keywords(self, stored: set[str]) -> None:
@@ -536,11 +543,75 @@ class Backend:
         self.vectors.drop(old)
         self.vectors.remove_unused_segments()
 
+    @property
+    def keys(self) -> codec.ChromaKeys:
+        """How this folder names tag, participant and metadata keys in Chroma."""
+        secret = self.manifest.key_secret
+        if self._keys is None or self._keys[0] != secret:
+            self._keys = (secret, codec.ChromaKeys.from_hex(secret))
+        return self._keys[1]
+
     def _upgrade(self) -> None:
         """Bring a folder written by an earlier version up to :data:`~ucma_core.storage.manifest.FEATURES`."""
-        if "metadata-keys" not in self.manifest.features:
+        if "keyed-hashes" not in self.manifest.features:
+            self._rekey()  # names every key afresh, metadata keys of old records included
+        elif "metadata-keys" not in self.manifest.features:
             self._promote_metadata()
-        self._set_manifest(features=tuple(dict.fromkeys((*self.manifest.features, *FEATURES))))
+        if not set(FEATURES) <= set(self.manifest.features):
+            self._set_manifest(features=tuple(dict.fromkeys((*self.manifest.features, *FEATURES))))
+
+    def _rekey(self) -> None:
+        """Give the folder its own key secret and name every tag, participant and metadata key
+        in Chroma with it (a folder from before per-folder secrets has plain hashes there).
+
+        All or nothing across a crash: the records are copied into a new collection under
+        the new key names, and switching ``ucma.json`` to that collection and secret (one
+        atomic write) is the commit. A crash before it leaves the folder as it was (the
+        next open drops the partial copy and starts again); a crash after it is finished
+        by :meth:`_finish_rekey` on the next open."""
+        secret = new_key_secret()
+        keys = codec.ChromaKeys.from_hex(secret)
+        old = self.manifest.collection
+        for name, meta in self.vectors.collections().items():  # a copy an earlier try left
+            if name != old and meta.get(FOLDER_KEY) == self.manifest.folder_id:
+                self.vectors.drop(name)
+        new = self.manifest.next_collection()
+        self.vectors.copy_to(
+            new,
+            self.manifest.folder_id,
+            rewrite=lambda memory_id, text, stored: codec.rekey(memory_id, text, stored, keys),
+        )
+        features = tuple(dict.fromkeys((*self.manifest.features, *FEATURES)))
+        self.manifest = dataclasses.replace(
+            self.manifest, collection=new, key_secret=secret, features=features
+        )
+        self.manifest.save(self.folder)  # the commit
+        self._journal.header = {"manifest": self.manifest.to_dict()}
+        self._finish_rekey()
+
+    def _finish_rekey(self) -> None:
+        """After the manifest's key secret changed (a re-key, or a keyword index rebuilt
+        without its copy of the manifest): drop the collection the copy in the keyword index
+        names if it is this folder's old one, then rename the keys in the keyword index's
+        copies of the records and record the manifest there, in one transaction (so a crash
+        anywhere here is finished by the next open)."""
+        copy = self.keywords.get_meta("manifest")
+        try:
+            before = json.loads(copy) if copy else {}
+        except ValueError:
+            before = {}
+        if not isinstance(before, dict) or before.get("key_secret") == self.manifest.key_secret:
+            return
+        old = before.get("collection")
+        if isinstance(old, str) and old != self.manifest.collection:
+            if self.vectors.collections().get(old, {}).get(FOLDER_KEY) == self.manifest.folder_id:
+                self.vectors.drop(old)
+            self.vectors.scrub([])  # the old key names leave the file's free pages too
+        keys = self.keys
+        self.keywords.rewrite_stored(
+            lambda memory_id, text, stored: codec.rekey(memory_id, text, stored, keys),
+            {"manifest": json.dumps(self.manifest.to_dict())},
+        )
 
     def _promote_metadata(self) -> None:
         """Store each record's top-level scalar metadata values under filterable keys
@@ -549,7 +620,7 @@ class Backend:
         for start in range(0, len(ids), 500):
             rows = self.vectors.get(ids[start : start + 500])
             records = {i: codec.decode(i, doc, meta, None) for i, (doc, meta) in rows.items()}
-            extra = {i: codec.filterable_metadata(r.metadata) for i, r in records.items()}
+            extra = {i: codec.filterable_metadata(r.metadata, self.keys) for i, r in records.items()}
             changed = [i for i in records if extra[i]]
             self.vectors.update_metadata(changed, [extra[i] for i in changed])
             self.keywords.delete(changed)
@@ -626,7 +697,7 @@ class Backend:
             return
         with self.graph.batch():
             self._guard_space()
-            metadatas = [codec.to_metadata(r) for r in records]
+            metadatas = [codec.to_metadata(r, self.keys) for r in records]
             ids = [r.id for r in records]
             new = [i for i in ids if i not in self.graph]  # an undo never removes a stored memory
             self.graph.intend(add=new)
@@ -643,7 +714,7 @@ class Backend:
             return
         with self.graph.batch():
             self._guard_space()
-            metadatas = [codec.to_metadata(r) for r in records]
+            metadatas = [codec.to_metadata(r, self.keys) for r in records]
             ids = [r.id for r in records]
             found = self.vectors.rows_with_vectors(ids)
             old: dict[str, list[Any]] = {i: [doc, meta, vec] for i, (doc, meta, vec) in found.items()}
@@ -659,6 +730,8 @@ class Backend:
             self.keywords.add(_keyword_row(r, m) for r, m in zip(records, metadatas, strict=True))
             for record in records:
                 self.graph.put_node(record.id, codec.node_attrs(record))
+                if markers.read(found[record.id][1] if record.id in found else {}):
+                    self._marked.add(record.id)  # the new row has no copy of its markers yet
 
     def delete(self, ids: Sequence[str], *, scrub: bool = False) -> None:
         """Remove memories from Chroma, the keyword index and the graph. A deletion cannot be
@@ -711,6 +784,26 @@ class Backend:
     def set_state(self, memory_id: str, **attrs: Any) -> None:
         """Change mutable fields of a memory (journaled on its graph node)."""
         self.graph.put_node(memory_id, {k: list(v) if isinstance(v, tuple) else v for k, v in attrs.items()})
+        if not attrs.keys().isdisjoint(markers.MARKERS):
+            self._marked.add(memory_id)
+
+    def keep_markers(self) -> int:
+        """Copy the markers of the memories whose markers changed into their Chroma rows
+        (:mod:`~ucma_core.storage.markers`), so a node rebuilt from Chroma keeps them. Call
+        it after the graph committed them (outside ``graph.batch()``); returns how many rows
+        were written. A failure keeps them pending for the next call."""
+        if not self._marked:
+            return 0
+        pending, self._marked = sorted(self._marked), set()
+        nodes = {i: node for i in pending if (node := self.graph.node(i)) is not None}
+        ids = sorted(nodes)
+        try:
+            if ids:
+                self.vectors.update_metadata(ids, [{markers.KEY: markers.encode(nodes[i])} for i in ids])
+        except BaseException:
+            self._marked.update(pending)
+            raise
+        return len(ids)
 
     # ------------------------------------------------------------------ reads
     def rows(self, ids: Sequence[str]) -> dict[str, tuple[str, dict[str, Any]]]:
@@ -756,6 +849,12 @@ class Backend:
             sample = sorted(stored)[:20]
             if sample and not self.vectors.vectors_readable(sample):
                 problems.append("Chroma's vector index cannot be read (it is rebuilt on the next open)")
+            differ = self._texts_differ(sorted(stored & indexed))
+            if differ:
+                problems.append(
+                    f"{len(differ)} record(s) have one text in Chroma and another in the keyword index "
+                    f"({', '.join(differ[:3])}{', ...' if len(differ) > 3 else ''})"
+                )
         return VerifyReport(
             chroma_records=len(stored),
             graph_memories=len(memories),
@@ -769,6 +868,16 @@ class Backend:
             problems=tuple(problems),
             notes=tuple(self.notes),
         )
+
+    def _texts_differ(self, ids: list[str]) -> list[str]:
+        """Those of ``ids`` whose text in Chroma is not the keyword index's copy."""
+        differ: list[str] = []
+        for start in range(0, len(ids), _PAGE):
+            chunk = ids[start : start + _PAGE]
+            held = self.vectors.get(chunk)
+            copies = self.keywords.rows(chunk)
+            differ += [i for i in chunk if i in held and i in copies and held[i][0] != copies[i][0]]
+        return differ
 
     def snapshot_entries(self) -> Iterator[Entry]:
         return self.graph.snapshot_entries()

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import hmac
 import json
 import types
 import typing
@@ -35,12 +36,16 @@ from ucma_core.records import (
 )
 
 __all__ = [
+    "KEY_PREFIXES",
     "RECORD_CLASSES",
+    "UNSALTED",
+    "ChromaKeys",
     "decode",
     "filterable_metadata",
     "metadata_key",
     "node_attrs",
     "participant_key",
+    "rekey",
     "scope_value",
     "tag_key",
     "to_metadata",
@@ -84,26 +89,79 @@ def scope_value(value: str | None) -> str:
     return value or ""
 
 
-def _hashed(prefix: str, text: str) -> str:
-    # Chroma records every metadata key it has seen in the collection's schema, where a
-    # deletion cannot reach it; hashing keeps a forgotten user's words out of that list.
-    return prefix + hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
+#: The prefixes of the keys :class:`ChromaKeys` names (nothing else in a row starts with one).
+KEY_PREFIXES = ("tag:", "participant:", "meta:")
+
+
+class ChromaKeys:
+    """How one folder names the Chroma metadata keys of tags, participants and the caller's
+    metadata values.
+
+    Chroma records every metadata key it has seen in the collection's schema, where a
+    deletion cannot reach it, so the words are never used as keys: each key is a keyed
+    hash (HMAC-SHA-256) of the word under the folder's own random secret (kept in
+    ``ucma.json``), so a dictionary of likely names does not reveal them from Chroma's
+    files alone. ``secret=None`` gives the plain SHA-256 keys of folders written before
+    the secret existed (they are re-keyed when opened).
+
+    Examples:
+        >>> keys = ChromaKeys(bytes(32))
+        >>> keys.tag("health").startswith("tag:") and keys.tag("health") != tag_key("health")
+        True
+        >>> keys.participant("Ana") == keys.participant("ana")
+        True
+        >>> ChromaKeys(None).metadata("team") == metadata_key("team")
+        True
+    """
+
+    __slots__ = ("_mac",)
+
+    def __init__(self, secret: bytes | None) -> None:
+        self._mac = None if secret is None else hmac.new(secret, digestmod=hashlib.sha256)
+
+    @classmethod
+    def from_hex(cls, secret: str | None) -> ChromaKeys:
+        """The keys for a manifest's hex ``key_secret`` (``None``: the unsalted keys)."""
+        return cls(None if secret is None else bytes.fromhex(secret))
+
+    def _hashed(self, prefix: str, text: str) -> str:
+        if self._mac is None:
+            return prefix + hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
+        mac = self._mac.copy()
+        mac.update((prefix + text).encode("utf-8"))
+        return prefix + mac.hexdigest()[:24]
+
+    def tag(self, tag: str) -> str:
+        """The boolean key that marks a memory as carrying ``tag``."""
+        return self._hashed("tag:", tag)
+
+    def metadata(self, name: str) -> str:
+        """The key that holds the caller's top-level metadata value ``name`` (str, int,
+        float and bool values are stored there too, so reads can filter on them)."""
+        return self._hashed("meta:", name)
+
+    def participant(self, name: str) -> str:
+        """The boolean key that marks ``name`` (case-insensitive) as a participant."""
+        return self._hashed("participant:", name.lower())
+
+
+#: The keys of folders written before each folder had its own secret.
+UNSALTED = ChromaKeys(None)
 
 
 def tag_key(tag: str) -> str:
-    """The boolean Chroma metadata key that marks a memory as carrying ``tag``."""
-    return _hashed("tag:", tag)
+    """The unsalted key of ``tag`` (folders from before per-folder secrets): see :class:`ChromaKeys`."""
+    return UNSALTED.tag(tag)
 
 
 def metadata_key(name: str) -> str:
-    """The Chroma metadata key that holds the caller's top-level metadata value ``name``
-    (str, int, float and bool values are stored there too, so reads can filter on them)."""
-    return _hashed("meta:", name)
+    """The unsalted key of metadata value ``name``: see :class:`ChromaKeys`."""
+    return UNSALTED.metadata(name)
 
 
 def participant_key(name: str) -> str:
-    """The boolean Chroma metadata key that marks ``name`` (case-insensitive) as a participant."""
-    return _hashed("participant:", name.lower())
+    """The unsalted key of participant ``name``: see :class:`ChromaKeys`."""
+    return UNSALTED.participant(name)
 
 
 _HINTS: dict[str, dict[str, Any]] = {}
@@ -123,10 +181,10 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def to_metadata(record: MemoryRecord) -> dict[str, str | int | float | bool]:
+def to_metadata(record: MemoryRecord, keys: ChromaKeys) -> dict[str, str | int | float | bool]:
     """Chroma metadata for ``record``: the fields reads filter on as their own keys (type,
-    scope, time, source, one boolean key per tag and participant), everything else in
-    one JSON string (Chroma's write cost grows with the number of keys)."""
+    scope, time, source, one boolean key per tag and participant, named by ``keys``),
+    everything else in one JSON string (Chroma's write cost grows with the number of keys)."""
     meta: dict[str, str | int | float | bool] = {
         "memory_type": record.memory_type.value,
         "timestamp": record.timestamp,
@@ -142,18 +200,31 @@ def to_metadata(record: MemoryRecord) -> dict[str, str | int | float | bool]:
         elif value is not None:
             rest[f.name] = _plain(value)
     meta["record"] = json.dumps(rest, ensure_ascii=False, allow_nan=False, sort_keys=True)
-    for tag in record.tags:
-        meta[tag_key(tag)] = True
-    if isinstance(record, Episode):
-        for name in record.participants:
-            meta[participant_key(name)] = True
-    meta.update(filterable_metadata(record.metadata))
+    meta.update(_keyed(record, keys))
     return meta
 
 
-def filterable_metadata(metadata: dict[str, Any]) -> dict[str, str | int | float | bool]:
-    """The caller's top-level scalar metadata values under their :func:`metadata_key`."""
-    return {metadata_key(k): v for k, v in metadata.items() if isinstance(v, (str, int, float, bool))}
+def _keyed(record: MemoryRecord, keys: ChromaKeys) -> dict[str, str | int | float | bool]:
+    out: dict[str, str | int | float | bool] = {keys.tag(tag): True for tag in record.tags}
+    if isinstance(record, Episode):
+        out.update({keys.participant(name): True for name in record.participants})
+    out.update(filterable_metadata(record.metadata, keys))
+    return out
+
+
+def filterable_metadata(metadata: dict[str, Any], keys: ChromaKeys) -> dict[str, str | int | float | bool]:
+    """The caller's top-level scalar metadata values under their :meth:`ChromaKeys.metadata` key."""
+    return {keys.metadata(k): v for k, v in metadata.items() if isinstance(v, (str, int, float, bool))}
+
+
+def rekey(
+    memory_id: str, document: str, stored: dict[str, Any], keys: ChromaKeys
+) -> dict[str, str | int | float | bool]:
+    """A record's stored Chroma fields with its tag, participant and metadata keys named by
+    ``keys`` instead (worked out again from the record's own fields, whatever named them
+    before)."""
+    kept = {k: v for k, v in stored.items() if not k.startswith(KEY_PREFIXES)}
+    return {**kept, **_keyed(decode(memory_id, document, stored, None), keys)}
 
 
 def node_attrs(record: MemoryRecord) -> dict[str, Any]:

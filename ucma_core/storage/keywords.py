@@ -20,9 +20,10 @@ import contextlib
 import json
 import re
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ucma_core.errors import StorageError
 from ucma_core.storage.diskspace import storage_error
@@ -290,6 +291,31 @@ class KeywordIndex:
         except sqlite3.Error as e:
             raise StorageError(f"keyword search failed: {e}") from e
         return [KeywordHit(memory_id, -float(score)) for memory_id, score in rows]
+
+    def rewrite_stored(
+        self,
+        rewrite: Callable[[str, str, dict[str, Any]], dict[str, str | int | float | bool]],
+        meta: dict[str, str],
+    ) -> int:
+        """Replace every row's stored fields with ``rewrite(id, text, fields)`` and set the
+        ``meta`` values, all in one transaction; returns how many rows were rewritten."""
+        try:
+            found = self._db.execute(
+                "SELECT r.id, m.content, r.stored FROM rowids r JOIN memories m ON m.rowid = r.fts "
+                "WHERE r.stored IS NOT NULL"
+            ).fetchall()
+            changed = [
+                (json.dumps(rewrite(i, content, json.loads(stored)), ensure_ascii=False, allow_nan=False), i)
+                for i, content, stored in found
+            ]
+            self._db.execute("BEGIN")
+            self._db.executemany("UPDATE rowids SET stored = ? WHERE id = ?", changed)
+            self._db.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", meta.items())
+            self._db.execute("COMMIT")
+        except (sqlite3.Error, json.JSONDecodeError) as e:
+            self._rollback()
+            raise storage_error(e, f"rewriting the keyword index {self.path}") from e
+        return len(changed)
 
     def _rollback(self) -> None:
         with contextlib.suppress(sqlite3.Error):  # nothing was open

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 from ucma_core.errors import CorruptStoreError, EmbedderMismatchError, SchemaVersionError
 from ucma_core.storage.atomic import read_json, write_json_atomic
 
-__all__ = ["FEATURES", "SCHEMA_VERSION", "Manifest"]
+__all__ = ["FEATURES", "SCHEMA_VERSION", "Manifest", "new_key_secret"]
 
 #: Bumped whenever the on-disk layout changes incompatibly.
 SCHEMA_VERSION = 1
@@ -18,8 +19,10 @@ _FORMAT = "ucma-memory-folder"
 #: Additive layout changes a folder has (older folders are upgraded on open, then marked):
 #: ``metadata-keys`` — callers' top-level scalar metadata values are filterable Chroma keys;
 #: ``intents`` — every write is journaled with its intent and a commit mark, so any record
-#: Chroma and the graph disagree about without an open intent means data was lost.
-FEATURES = ("metadata-keys", "intents")
+#: Chroma and the graph disagree about without an open intent means data was lost;
+#: ``keyed-hashes`` — tag, participant and metadata keys in Chroma are keyed hashes under the
+#: folder's ``key_secret`` (see :class:`~ucma_core.storage.codec.ChromaKeys`).
+FEATURES = ("metadata-keys", "intents", "keyed-hashes")
 
 
 @dataclass(frozen=True)
@@ -33,6 +36,8 @@ class Manifest:
     collection: str
     schema_version: int = SCHEMA_VERSION
     features: tuple[str, ...] = FEATURES
+    #: The folder's random secret for Chroma's key names (hex; ``None`` in folders from before).
+    key_secret: str | None = None
 
     @staticmethod
     def path(folder: Path) -> Path:
@@ -66,6 +71,7 @@ class Manifest:
                 dimension=int(data["embedder"]["dimension"]),
                 collection=str(data["collection"]),
                 features=tuple(str(f) for f in data.get("features", ())),
+                key_secret=_secret(data.get("key_secret")),
             )
         except (KeyError, TypeError, ValueError) as e:
             raise CorruptStoreError(f"{path} is missing a field: {e}") from e
@@ -81,12 +87,13 @@ class Manifest:
             embedder_name=embedder_name,
             dimension=dimension,
             collection=collection or f"ucma-{folder_id}",
+            key_secret=new_key_secret(),
         )
         manifest.save(folder)
         return manifest
 
     def to_dict(self) -> dict[str, object]:
-        return {
+        data: dict[str, object] = {
             "format": _FORMAT,
             "schema_version": self.schema_version,
             "folder_id": self.folder_id,
@@ -95,6 +102,9 @@ class Manifest:
             "collection": self.collection,
             "features": list(self.features),
         }
+        if self.key_secret is not None:
+            data["key_secret"] = self.key_secret
+        return data
 
     def save(self, folder: Path) -> None:
         """Write this manifest into ``folder`` (atomically)."""
@@ -121,3 +131,20 @@ class Manifest:
                 "vectors from different models cannot be compared. Open it with the same embedder "
                 "or re-embed into a new folder"
             )
+
+
+def new_key_secret() -> str:
+    """A fresh random secret for a folder's Chroma key names (256 bits, hex)."""
+    return secrets.token_hex(32)
+
+
+def _secret(value: object) -> str | None:
+    if value is None:
+        return None
+    text = str(value)
+    try:
+        if len(bytes.fromhex(text)) >= 16:
+            return text
+    except ValueError:
+        pass
+    raise ValueError(f"key_secret is not a hex secret of at least 16 bytes: {text[:8]!r}...")

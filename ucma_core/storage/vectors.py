@@ -151,7 +151,9 @@ class _Worker:
 class VectorStore:
     """One Chroma collection holding every memory's text, vector and filter metadata."""
 
-    def __init__(self, config: ChromaConfig, folder: Path, *, timeout: float = 120.0) -> None:
+    def __init__(
+        self, config: ChromaConfig, folder: Path, *, timeout: float = 120.0, max_batch: int = 5000
+    ) -> None:
         self._config = config
         self._folder = folder
         self.embedded_path: Path | None = None if config.host else folder / "chroma"
@@ -160,7 +162,8 @@ class VectorStore:
         self._col: Any = None
         self.name: str | None = None
         self._broken = False
-        self.max_batch = 5000
+        self._batch_cap = max(1, max_batch)
+        self.max_batch = self._batch_cap
         try:
             self._connect()
         except BaseException:
@@ -172,7 +175,7 @@ class VectorStore:
         self._client = self._call("opening the client", lambda: open_chroma(self._config, self._folder))
         with contextlib.suppress(StorageError):
             size = self._call("reading the batch limit", self._client.get_max_batch_size)
-            self.max_batch = max(1, min(int(size), 5000))
+            self.max_batch = max(1, min(int(size), self._batch_cap))
         if self.name is not None:
             name = self.name
             self._col = self._call("opening the collection", lambda: self._client.get_collection(name))
@@ -269,10 +272,12 @@ class VectorStore:
         folder_id: str,
         *,
         reembed: Callable[[list[str]], list[list[float]]] | None = None,
+        rewrite: Callable[[str, str, dict[str, Any]], Metadata] | None = None,
     ) -> None:
         """Copy every record into a new collection ``name`` and switch to it (the old one stays
         until :meth:`drop`). With ``reembed`` vectors are computed again from the text (for
-        a damaged vector index) instead of read."""
+        a damaged vector index) instead of read; ``rewrite(id, text, metadata)`` gives each
+        record's metadata in the copy."""
         source = self._col
         source_name = self.name
         ids = sorted(self.all_ids())
@@ -296,6 +301,10 @@ class VectorStore:
                     "documents": docs,
                     "metadatas": [dict(m or {}) for m in res["metadatas"]],
                 }
+                if rewrite is not None:
+                    rows["metadatas"] = [
+                        rewrite(i, d, m) for i, d, m in zip(rows["ids"], docs, rows["metadatas"], strict=True)
+                    ]
 
                 def write(rows: dict[str, Any] = rows) -> None:
                     target.add(**rows)

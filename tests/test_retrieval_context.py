@@ -6,6 +6,7 @@ Every test goes through ``Memory.remember`` on the hashing embedder.
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -119,6 +120,10 @@ def test_results_carry_their_neighbouring_turns_when_asked(tmp_path: Path) -> No
             assert [r.id for r in hit.context] == ([before, after] if expected else [])
             if expected:
                 assert hit.context[0].content == "we should plan the garden party"
+            data = hit.to_dict()
+            assert [t["id"] for t in data["context"]] == [r.id for r in hit.context]
+            assert all(t["timestamp_iso"].endswith("+00:00") for t in data["context"])
+            assert json.loads(json.dumps(data)) == data
 
 
 def test_a_second_hop_through_a_shared_name(mem: Memory) -> None:

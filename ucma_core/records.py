@@ -289,7 +289,8 @@ class RetrievalResult:
         seconds), ``timestamp_iso``, ``metadata`` (the caller's own), ``source_ids``,
         ``relevance``, ``importance``, ``recency``, ``retention``, ``signals``,
         ``route`` (``{"kind", "reason"}``), ``source``, ``user_id``, ``agent_id``,
-        ``session_id`` and ``tags``.
+        ``session_id``, ``tags`` and ``context`` (the neighbouring turns, each as ``{"id",
+        "content", "timestamp", "timestamp_iso", "source"}``; empty unless asked for).
         """
         r = self.record
         return {
@@ -312,4 +313,14 @@ class RetrievalResult:
             "agent_id": r.agent_id,
             "session_id": r.session_id,
             "tags": list(r.tags),
+            "context": [
+                {
+                    "id": turn.id,
+                    "content": turn.content,
+                    "timestamp": turn.timestamp,
+                    "timestamp_iso": iso_time(turn.timestamp),
+                    "source": turn.source,
+                }
+                for turn in self.context
+            ],
         }

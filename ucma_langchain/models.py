@@ -28,7 +28,8 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import Runnable
 
-from ucma_core.errors import InvalidInputError, ProviderError, UCMAError
+from ucma_core.embedders.bridge import BridgedEmbedder
+from ucma_core.errors import InvalidInputError, ProviderError
 from ucma_core.providers import LLMProvider
 
 __all__ = ["LangChainChatTransport", "LangChainEmbedder", "langchain_provider"]
@@ -42,7 +43,7 @@ def _model_label(model: object) -> str:
     return type(model).__name__
 
 
-class LangChainEmbedder:
+class LangChainEmbedder(BridgedEmbedder):
     """A LangChain ``Embeddings`` object used as UCMA's embedder.
 
     Args:
@@ -59,6 +60,8 @@ class LangChainEmbedder:
             ``name`` / ``dimension``.
     """
 
+    library = "LangChain embeddings"
+
     def __init__(
         self, embeddings: Embeddings, *, name: str | None = None, dimension: int | None = None
     ) -> None:
@@ -66,46 +69,13 @@ class LangChainEmbedder:
             raise InvalidInputError(
                 f"embeddings must be a LangChain Embeddings object, not {type(embeddings).__name__}"
             )
-        if name is not None and (not isinstance(name, str) or not name.strip()):
-            raise InvalidInputError(f"name must be a non-empty str, got {name!r}")
-        if dimension is not None and (
-            isinstance(dimension, bool) or not isinstance(dimension, int) or dimension < 1
-        ):
-            raise InvalidInputError(f"dimension must be a positive int, got {dimension!r}")
+        super().__init__(
+            name=f"langchain:{_model_label(embeddings)}" if name is None else name, dimension=dimension
+        )
         self.embeddings = embeddings
-        self._name = name or f"langchain:{_model_label(embeddings)}"
-        self._dimension = dimension
 
-    @property
-    def name(self) -> str:
-        """The embedder's name, recorded in the memory folder."""
-        return self._name
-
-    @property
-    def dimension(self) -> int:
-        """The length of every vector (measured on first use if not given)."""
-        if self._dimension is None:
-            probe = self.embed(["dimension probe"])
-            self._dimension = len(probe[0]) if probe else 0
-            if self._dimension < 1:
-                raise ProviderError(f"embedder {self._name!r} returned an empty vector")
-        return self._dimension
-
-    def embed(self, texts: list[str]) -> list[list[float]]:
-        """One vector per text (LangChain's ``embed_documents``).
-
-        Raises:
-            ProviderError: the LangChain embeddings failed.
-        """
-        try:
-            return self.embeddings.embed_documents(list(texts))
-        except UCMAError:
-            raise
-        except Exception as e:  # a model bridge: whatever the framework raises is a provider failure
-            raise ProviderError(f"LangChain embeddings {self._name!r} failed: {e}") from e
-
-    def __repr__(self) -> str:
-        return f"LangChainEmbedder({self._name!r})"
+    def _embed_batch(self, texts: list[str]) -> list[list[float]]:
+        return self.embeddings.embed_documents(texts)
 
 
 class LangChainChatTransport:

@@ -27,13 +27,11 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.base.llms.types import ChatMessage, ChatResponse, MessageRole
 from llama_index.core.llms.llm import LLM
 
-from ucma_core.embedders.cache import check_texts
-from ucma_core.errors import InvalidInputError, ProviderError, UCMAError
+from ucma_core.embedders.bridge import BridgedEmbedder
+from ucma_core.errors import InvalidInputError
 from ucma_core.providers import LLMProvider, UnusableAnswerError
 
 __all__ = ["LlamaIndexChatTransport", "LlamaIndexEmbedder", "llamaindex_provider"]
-
-_PROBE = "dimension probe"
 
 
 def _label(class_name: str, model_name: object) -> str:
@@ -42,7 +40,7 @@ def _label(class_name: str, model_name: object) -> str:
     return f"{class_name}:{model_name}" if named else class_name
 
 
-class LlamaIndexEmbedder:
+class LlamaIndexEmbedder(BridgedEmbedder):
     """A LlamaIndex embedding model (``OpenAIEmbedding``, ``HuggingFaceEmbedding``,
     ``OllamaEmbedding``…) used as UCMA's embedder.
 
@@ -62,6 +60,8 @@ class LlamaIndexEmbedder:
             or ``dimension``.
     """
 
+    library = "LlamaIndex embedding model"
+
     def __init__(
         self, embed_model: BaseEmbedding, *, name: str | None = None, dimension: int | None = None
     ) -> None:
@@ -69,49 +69,12 @@ class LlamaIndexEmbedder:
             raise InvalidInputError(
                 f"embed_model must be a LlamaIndex BaseEmbedding, not {type(embed_model).__name__}"
             )
-        if name is not None and (not isinstance(name, str) or not name.strip()):
-            raise InvalidInputError(f"name must be a non-empty str, got {name!r}")
-        if dimension is not None and (
-            isinstance(dimension, bool) or not isinstance(dimension, int) or dimension < 1
-        ):
-            raise InvalidInputError(f"dimension must be a positive int, got {dimension!r}")
+        label = f"llamaindex:{_label(type(embed_model).__name__, embed_model.model_name)}"
+        super().__init__(name=label if name is None else name, dimension=dimension)
         self.embed_model = embed_model
-        self._name = name or f"llamaindex:{_label(type(embed_model).__name__, embed_model.model_name)}"
-        self._dimension = dimension
 
-    @property
-    def name(self) -> str:
-        """The embedder's name, recorded in the memory folder."""
-        return self._name
-
-    @property
-    def dimension(self) -> int:
-        """The length of every vector (measured on first use if not given)."""
-        if self._dimension is None:
-            probe = self.embed([_PROBE])
-            self._dimension = len(probe[0]) if probe else 0
-            if self._dimension < 1:
-                raise ProviderError(f"embedder {self._name!r} returned an empty vector")
-        return self._dimension
-
-    def embed(self, texts: list[str]) -> list[list[float]]:
-        """One vector per text, in order (UCMA checks their length and values).
-
-        Raises:
-            ProviderError: the LlamaIndex embedding model failed.
-        """
-        batch = check_texts(texts)
-        if not batch:
-            return []
-        try:
-            return [list(vector) for vector in self.embed_model.get_text_embedding_batch(batch)]
-        except UCMAError:
-            raise
-        except Exception as e:  # a model bridge: whatever the framework raises is a provider failure
-            raise ProviderError(f"LlamaIndex embedding model {self._name!r} failed: {e}") from e
-
-    def __repr__(self) -> str:
-        return f"LlamaIndexEmbedder({self._name!r})"
+    def _embed_batch(self, texts: list[str]) -> list[list[float]]:
+        return self.embed_model.get_text_embedding_batch(texts)
 
 
 class LlamaIndexChatTransport:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import threading
 from collections import defaultdict
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -95,7 +96,7 @@ def run(cx: CycleContext, now: float, report: ConsolidationReport, stop: threadi
 def _learn(
     cx: CycleContext,
     memory_id: str,
-    attrs: dict[str, Any],
+    attrs: Mapping[str, Any],
     fact: ExtractedFact,
     speaker: str | None,
     verdicts: dict[_Key, bool],
@@ -133,7 +134,7 @@ def _learn(
     if covering is not None:
         report.count("extract", "reinforced")
     about = _about(cx, stored.subject, speaker, scope)
-    if about is not None and (graph.node(stored.id) or {}).get("about") != about:
+    if about is not None and (graph.node(stored.id) or {"about": None}).get("about") != about:
         cx.ctx.backend.set_state(stored.id, about=about)
     for old_id, _ in covered:
         _retire(cx, old_id, stored.id, at)
@@ -201,7 +202,7 @@ def _retire(cx: CycleContext, old_id: str, new_id: str, at: float) -> None:
 def _mark_revised(cx: CycleContext, old_fact: str, revising_episode: str) -> None:
     """The episodes a superseded fact came from are revised by the episode that revised it."""
     graph = cx.ctx.backend.graph
-    attrs = graph.node(old_fact) or {}
+    attrs: Mapping[str, Any] = graph.node(old_fact) or {}
     for episode in cx.ctx.known(attrs.get("source_ids", [])):
         node = graph.node(episode)
         if (
@@ -229,7 +230,7 @@ def _about(cx: CycleContext, subject: str, speaker: str | None, scope: _Scope) -
         return "relation"
     graph = cx.ctx.backend.graph
     for fact_id in cx.stores.semantic.facts_of([entity_id(subject, *scope)], Scope(ANY), role="object"):
-        attrs = graph.node(fact_id) or {}
+        attrs: Mapping[str, Any] = graph.node(fact_id) or {}
         if str(attrs.get("predicate", "")).startswith("has ") and same_name(
             attrs.get("subject", ""), speaker
         ):

@@ -4,25 +4,30 @@ Retention is read as forgetting reads it: learned knowledge (facts, procedures, 
 fades ``ForgettingConfig.knowledge_decay_factor`` times slower than episodes. A memory the
 sleep cycle demoted (:mod:`ucma_core.retrieval.markers`) scores ``demotion`` of its score.
 
-They read a memory's graph-node attributes (see :func:`ucma_core.storage.codec.node_attrs`),
-which hold every field the rank needs, so candidates are ranked without decoding their
+They read a memory's typed graph record (:class:`~ucma_core.storage.nodes.MemoryNode`),
+which holds every field the rank needs, so candidates are ranked without decoding their
 stored records; only the memories returned are decoded.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from functools import cache
 
 from ucma_core.config import RankingConfig
 from ucma_core.dynamics.retention import recency, retention
 from ucma_core.records import IntentionStatus, MemoryType, ProcedureStatus, Source
+from ucma_core.storage.nodes import MemoryNode
 from ucma_core.stores.procedural import evidence_weighted_score
 
 __all__ = ["KNOWLEDGE", "Factors", "effective_importance", "factors", "is_current"]
 
-Node = Mapping[str, Any]
+
+@cache
+def _observed(source: str) -> bool:
+    return Source(source).observed
+
+Node = MemoryNode
 #: Learned knowledge, whose retention fades slower (as in :mod:`ucma_core.dynamics.forgetting`).
 KNOWLEDGE = frozenset({MemoryType.SEMANTIC.value, MemoryType.PROCEDURAL.value, MemoryType.LEARNING.value})
 
@@ -55,8 +60,8 @@ class Factors:
 
 def effective_importance(node: Node) -> float:
     """Importance, tempered by how much the memory has earned trust."""
-    importance = float(node["importance"])
-    kind = node["memory_type"]
+    importance = node.importance
+    kind = node.MEMORY_TYPE
     if kind in (MemoryType.SEMANTIC.value, MemoryType.LEARNING.value):
         return importance * (0.5 + 0.5 * float(node.get("confidence", 1.0)))
     if kind == MemoryType.PROCEDURAL.value:
@@ -67,14 +72,14 @@ def effective_importance(node: Node) -> float:
 
 def is_current(node: Node, now: float) -> bool:
     """False for superseded facts, deprecated procedures and resolved intentions."""
-    kind = node["memory_type"]
+    kind = node.MEMORY_TYPE
     if kind == MemoryType.SEMANTIC.value:
         valid_to = node.get("valid_to")
         return valid_to is None or float(valid_to) > now
     if kind == MemoryType.PROCEDURAL.value:
-        return node.get("status") != ProcedureStatus.DEPRECATED.value
+        return bool(node.get("status") != ProcedureStatus.DEPRECATED.value)
     if kind == MemoryType.PROSPECTIVE.value:
-        return node.get("status") != IntentionStatus.RESOLVED.value
+        return bool(node.get("status") != IntentionStatus.RESOLVED.value)
     return True
 
 
@@ -89,14 +94,14 @@ def factors(
 ) -> Factors:
     """The rank factors of one memory; ``knowledge_decay`` multiplies the stability of facts,
     procedures and lessons (``ForgettingConfig.knowledge_decay_factor``)."""
-    stability = float(node["stability"])
-    if node["memory_type"] in KNOWLEDGE:
+    stability = node.stability
+    if node.MEMORY_TYPE in KNOWLEDGE:
         stability *= knowledge_decay
     return Factors(
         relevance=relevance,
         importance=effective_importance(node),
-        recency=recency(float(node["timestamp"]), now, weights.recency_half_life_days),
-        retention=retention(stability, float(node["last_access"]), now),
-        generated=not Source(node["source"]).observed,
+        recency=recency(node.timestamp, now, weights.recency_half_life_days),
+        retention=retention(stability, node.last_access, now),
+        generated=not _observed(node.source),
         demotion=demotion,
     )

@@ -30,7 +30,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
@@ -47,6 +47,7 @@ from ucma_core.retrieval.ranking import Factors, factors, is_current
 from ucma_core.retrieval.router import Route, RouteKind, route
 from ucma_core.retrieval.timefit import TimeAsk, fit, modulate, recency_fit
 from ucma_core.retrieval.timesignal import DAY, Span
+from ucma_core.storage.nodes import MemoryNode
 from ucma_core.stores.folder import FolderStores
 from ucma_core.timezones import zone
 
@@ -305,14 +306,14 @@ class Retriever:
         self,
         ask: TimeAsk,
         relevance: dict[str, float],
-        nodes: dict[str, dict[str, Any]],
+        nodes: dict[str, MemoryNode],
         texts: dict[str, str],
         signals: dict[str, dict[str, float]],
         notes: list[str],
     ) -> dict[str, float]:
         """Relevance lifted for the candidates that fit the time asked about."""
         fusion = self._ctx.config.fusion
-        stamps = {i: float(node["timestamp"]) for i, node in nodes.items()}
+        stamps = {i: node.timestamp for i, node in nodes.items()}
         if ask.span is None:
             best = max(relevance.values(), default=0.0)
             plausible = {i: r for i, r in relevance.items() if r >= 0.6 * best}
@@ -470,7 +471,7 @@ class Retriever:
                 self._stores.semantic.entity_ids(name, filters.scope), filters.scope, include_superseded=True
             ):
                 found[fact] = 1.0
-                attrs = graph.node(fact) or {}
+                attrs: Mapping[str, Any] = graph.node(fact) or {}
                 for source in attrs.get("source_ids", []):
                     found.setdefault(source, 0.7)
         return found
@@ -526,8 +527,8 @@ class Retriever:
         vectors: dict[str, np.ndarray],
         filters: Filters,
         qvec: Sequence[float],
-    ) -> dict[str, dict[str, Any]]:
-        """The graph node of every admissible candidate; drops the others from ``signals``.
+    ) -> dict[str, MemoryNode]:
+        """The graph record of every admissible candidate; drops the others from ``signals``.
 
         The vectors of candidates no dense search returned (keyword, entity and graph
         ones) are read from Chroma in one lookup; their dense signal is the cosine
@@ -542,16 +543,10 @@ class Retriever:
             untagged = {i for i in missing if i not in rows or not filters.admits_row(rows[i][1], keys)}
         else:
             untagged = set()
-        nodes: dict[str, dict[str, Any]] = {}
+        nodes: dict[str, MemoryNode] = {}
         for memory_id in list(signals):
-            node = graph.node(memory_id)
-            if (
-                memory_id not in vectors
-                or memory_id in untagged
-                or node is None
-                or node.get("kind") != "memory"
-                or not filters.admits(node)
-            ):
+            node = graph.node_as(memory_id, MemoryNode)
+            if memory_id not in vectors or memory_id in untagged or node is None or not filters.admits(node):
                 del signals[memory_id]
                 continue
             nodes[memory_id] = node

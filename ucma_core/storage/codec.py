@@ -20,6 +20,7 @@ import hmac
 import json
 import types
 import typing
+from collections.abc import Mapping
 from enum import Enum
 from functools import cache
 from typing import Any
@@ -260,7 +261,7 @@ def _convert(hint: Any, value: Any) -> Any:
 
 
 def decode(
-    memory_id: str, document: str, metadata: dict[str, Any], node: dict[str, Any] | None
+    memory_id: str, document: str, metadata: dict[str, Any], node: Mapping[str, Any] | None
 ) -> MemoryRecord:
     """Rebuild a record from its Chroma row, overlaid with its graph node (if any)."""
     try:

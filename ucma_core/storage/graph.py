@@ -15,31 +15,138 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, MutableMapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import networkx as nx
 import numpy as np
 
 from ucma_core.errors import CorruptStoreError, InvalidInputError, StorageError
 from ucma_core.storage.journal import Entry, Intent, Journal, Op
+from ucma_core.storage.nodes import NodeRecord, changes_class, make_node
 
 __all__ = ["EdgeType", "MemoryGraph", "TransactionHooks"]
 
-#: Node attributes whose few distinct values repeat across many nodes: one string object
-#: each (``sys.intern``) instead of one per node, which matters at 100k nodes.
-_REPEATED = ("kind", "memory_type", "user_id", "agent_id", "session_id", "source", "tier", "status")
+_MISSING = object()
+_R = TypeVar("_R", bound=NodeRecord)
+#: Edge weights repeat (1.0, a handful of link strengths): one float object per value.
+_WEIGHTS: dict[float, float] = {}
 
 
-def _shared(attrs: dict[str, Any]) -> dict[str, Any]:
-    for key in _REPEATED:
-        value = attrs.get(key)
-        if type(value) is str:
-            attrs[key] = sys.intern(value)
-    return attrs
+def _weight(w: float) -> float:
+    if len(_WEIGHTS) > 4096:
+        return w
+    return _WEIGHTS.setdefault(w, w)
+
+
+class _NoAttrs(dict[str, Any]):
+    """The attribute dictionary networkx gets for every node: one shared, always empty
+    object (a node's fields live in its :class:`~ucma_core.storage.nodes.NodeRecord`)."""
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        if any(args) or kwargs:
+            raise TypeError("memory graph node fields live in MemoryGraph records, not networkx")
+
+
+_NO_ATTRS = _NoAttrs()
+
+
+class _Edge:
+    """The data of one edge: its strongest type's weight and every type's weight.
+
+    Most edges have one type, kept in two slots; a second type adds a small dict.
+    """
+
+    __slots__ = ("kind", "more", "weight")
+
+    def __init__(self) -> None:
+        self.kind = ""
+        self.weight = 0.0
+        self.more: dict[str, float] | None = None
+
+    def update(self, attrs: dict[str, Any]) -> None:  # networkx's add_edge calls it
+        if attrs:
+            raise TypeError("memory graph edges are changed through MemoryGraph")
+
+    @property
+    def kinds(self) -> dict[str, float]:
+        out = {self.kind: self.weight} if self.kind else {}
+        if self.more:
+            out.update(self.more)
+        return out
+
+    def set_kinds(self, kinds: dict[str, float]) -> None:
+        items = sorted(kinds.items(), key=lambda kw: -kw[1])
+        self.kind, self.weight = sys.intern(items[0][0]), _weight(float(items[0][1]))
+        self.more = {sys.intern(k): _weight(float(w)) for k, w in items[1:]} or None
+
+
+_NONE = object()
+
+
+class _Neighbours(MutableMapping[str, _Edge]):
+    """One node's successors or predecessors for networkx: most memory nodes have none or
+    one (the next turn of their session), which three slots hold; more go to a dict."""
+
+    __slots__ = ("_edge", "_key", "_many")
+
+    def __init__(self) -> None:
+        self._key: Any = _NONE
+        self._edge: _Edge | None = None
+        self._many: dict[str, _Edge] | None = None
+
+    def __getitem__(self, key: str) -> _Edge:
+        if self._many is not None:
+            return self._many[key]
+        if self._key is not _NONE and self._key == key:
+            return self._edge  # type: ignore[return-value]
+        raise KeyError(key)
+
+    def __setitem__(self, key: str, edge: _Edge) -> None:
+        if self._many is not None:
+            self._many[key] = edge
+        elif self._key is _NONE or self._key == key:
+            self._key, self._edge = key, edge
+        else:
+            self._many = {self._key: self._edge, key: edge}  # type: ignore[dict-item]
+            self._key, self._edge = _NONE, None
+
+    def __delitem__(self, key: str) -> None:
+        if self._many is not None:
+            del self._many[key]
+            if len(self._many) == 1:
+                (self._key, self._edge), self._many = next(iter(self._many.items())), None
+        elif self._key is not _NONE and self._key == key:
+            self._key, self._edge = _NONE, None
+        else:
+            raise KeyError(key)
+
+    def __contains__(self, key: object) -> bool:
+        if self._many is not None:
+            return key in self._many
+        return self._key is not _NONE and self._key == key
+
+    def __iter__(self) -> Iterator[str]:
+        if self._many is not None:
+            return iter(self._many)
+        return iter(() if self._key is _NONE else (self._key,))
+
+    def __len__(self) -> int:
+        if self._many is not None:
+            return len(self._many)
+        return 0 if self._key is _NONE else 1
+
+
+class _DiGraph(nx.DiGraph):  # type: ignore[misc]
+    """networkx's ``DiGraph`` with compact per-node parts: no attribute dict per node (the
+    fields live in :class:`NodeRecord`), a slotted neighbour map and edge data."""
+
+    node_attr_dict_factory = staticmethod(lambda: _NO_ATTRS)
+    adjlist_inner_dict_factory = _Neighbours
+    edge_attr_dict_factory = _Edge
 
 
 class EdgeType(str, Enum):
@@ -114,7 +221,9 @@ class MemoryGraph:
         snapshot_every: int = 5000,
         hooks: TransactionHooks | None = None,
     ) -> None:
-        self._g: nx.DiGraph = nx.DiGraph()
+        self._g: nx.DiGraph = _DiGraph()
+        #: Each node's typed record (networkx holds the structure, these the fields).
+        self._nodes: dict[str, NodeRecord] = {}
         self._journal = journal
         self._snapshot_every = snapshot_every
         self._hooks = hooks
@@ -137,10 +246,10 @@ class MemoryGraph:
             for entry in snapshot or ():
                 if entry[0] == "n":
                     _, node_id, attrs = entry
-                    self._g.add_node(node_id, **_shared(attrs))
+                    self._add_node(node_id, attrs)
                 elif entry[0] == "e":
                     _, u, v, kinds = entry
-                    self._g.add_edge(u, v, kinds=dict(kinds), weight=max(kinds.values()))
+                    self._set_edge(u, v, dict(kinds))
                 else:
                     raise ValueError(f"unknown snapshot entry {entry[0]!r}")
             for op in ops:
@@ -160,15 +269,16 @@ class MemoryGraph:
 
     def clear(self) -> None:
         """Forget every node and edge (before loading another snapshot)."""
-        self._g = nx.DiGraph()
+        self._g = _DiGraph()
+        self._nodes = {}
         self._pagerank = None
 
     def snapshot_entries(self) -> Iterator[Entry]:
-        """The whole graph as snapshot entries, read from the live graph (no copy)."""
-        for node_id, attrs in self._g.nodes(data=True):
-            yield ["n", node_id, attrs]
+        """The whole graph as snapshot entries, read from the live graph (one node at a time)."""
+        for node_id, record in self._nodes.items():
+            yield ["n", node_id, record.to_dict()]
         for u, v, data in self._g.edges(data=True):
-            yield ["e", u, v, data["kinds"]]
+            yield ["e", u, v, data.kinds]
 
     def compact(self, *, keep_previous: bool = True) -> None:
         """Write a fresh snapshot and empty the journal (changes waiting to be journaled
@@ -321,69 +431,93 @@ class MemoryGraph:
         g = self._g
         if kind == "n":
             node = op["id"]
-            return ("attrs", node, dict(g.nodes[node])) if node in g else ("drop", node)
+            record = self._nodes.get(node)
+            if record is None:
+                return ("drop", node)
+            if changes_class(record, op["a"]):
+                return ("attrs", node, record.to_dict())
+            return ("fields", node, {k: record.get(k, _MISSING) for k in op["a"]})
         if kind == "x":
             node = op["id"]
             if node not in g:
                 return ("none",)
-            edges = [(u, v, dict(d["kinds"])) for u, v, d in g.out_edges(node, data=True)]
-            edges += [(u, v, dict(d["kinds"])) for u, v, d in g.in_edges(node, data=True)]
-            return ("node", node, dict(g.nodes[node]), edges)
+            edges = [(u, v, d.kinds) for u, v, d in g.out_edges(node, data=True)]
+            edges += [(u, v, d.kinds) for u, v, d in g.in_edges(node, data=True)]
+            return ("node", node, self._nodes[node].to_dict(), edges)
         u, v = op["u"], op["v"]
         if g.has_edge(u, v):
-            return ("edge", u, v, dict(g.edges[u, v]["kinds"]))
+            return ("edge", u, v, g.succ[u][v].kinds)
         return ("noedge", u, v)
 
     def _revert(self, record: tuple[Any, ...]) -> None:
         kind = record[0]
         g = self._g
-        if kind == "attrs":
+        if kind == "fields":
+            _, node, previous = record
+            self._nodes[node].restore(previous, _MISSING)
+        elif kind == "attrs":
             _, node, attrs = record
-            g.nodes[node].clear()
-            g.nodes[node].update(attrs)
+            ident = self._nodes[node].ident
+            self._nodes[node] = make_node(attrs)
+            self._nodes[node].ident = ident
         elif kind == "drop":
             if record[1] in g:
                 g.remove_node(record[1])
+                del self._nodes[record[1]]
         elif kind == "node":
             _, node, attrs, edges = record
-            g.add_node(node, **attrs)
+            self._add_node(node, attrs)
             for u, v, kinds in edges:
-                g.add_edge(u, v, kinds=kinds, weight=max(kinds.values()))
+                self._set_edge(u, v, kinds)
         elif kind == "edge":
             _, u, v, kinds = record
-            g.add_edge(u, v, kinds=kinds, weight=max(kinds.values()))
+            self._set_edge(u, v, kinds)
         elif kind == "noedge":
             _, u, v = record
             if g.has_edge(u, v):
                 g.remove_edge(u, v)
 
+    def _add_node(self, node_id: str, attrs: dict[str, Any]) -> None:
+        record = make_node(attrs)
+        record.ident = node_id
+        self._nodes[node_id] = record
+        self._g.add_node(node_id)
+
+    def _set_edge(self, u: str, v: str, kinds: dict[str, float]) -> None:
+        if not self._g.has_edge(u, v):
+            # the nodes' own id strings, not equal copies (a snapshot or journal line has its own)
+            self._g.add_edge(self._nodes[u].ident, self._nodes[v].ident)
+        self._g.succ[u][v].set_kinds(kinds)
+
     def _apply(self, op: Op) -> None:
         kind = op["op"]
         if kind == "n":
-            if op["id"] in self._g:
-                self._g.nodes[op["id"]].update(op["a"])
+            node_id, attrs = op["id"], op["a"]
+            record = self._nodes.get(node_id)
+            if record is None:
+                self._add_node(node_id, attrs)
+            elif changes_class(record, attrs):
+                self._nodes[node_id] = make_node({**record.to_dict(), **attrs})
+                self._nodes[node_id].ident = record.ident
             else:
-                self._g.add_node(op["id"], **_shared(op["a"]))
+                record.update(attrs)
         elif kind == "x":
             if op["id"] in self._g:
                 self._g.remove_node(op["id"])
+                del self._nodes[op["id"]]
                 self._pagerank = None
         elif kind == "e":
             u, v, t, w = op["u"], op["v"], op["t"], float(op["w"])
-            if self._g.has_edge(u, v):
-                data = self._g.edges[u, v]
-                data["kinds"] = {**data["kinds"], t: w}
-                data["weight"] = max(data["kinds"].values())
-            else:
-                self._g.add_edge(u, v, kinds={t: w}, weight=w)
+            kinds = self._g.succ[u][v].kinds if self._g.has_edge(u, v) else {}
+            kinds[t] = w
+            self._set_edge(u, v, kinds)
             self._pagerank = None
         elif kind == "ex":
             u, v, t = op["u"], op["v"], op["t"]
             if self._g.has_edge(u, v):
-                kinds = {k: w for k, w in self._g.edges[u, v]["kinds"].items() if k != t}
+                kinds = {k: w for k, w in self._g.succ[u][v].kinds.items() if k != t}
                 if kinds:
-                    self._g.edges[u, v]["kinds"] = kinds
-                    self._g.edges[u, v]["weight"] = max(kinds.values())
+                    self._set_edge(u, v, kinds)
                 else:
                     self._g.remove_edge(u, v)
                 self._pagerank = None
@@ -413,7 +547,7 @@ class MemoryGraph:
 
     def remove_edge(self, u: str, v: str, edge_type: EdgeType | str) -> None:
         t = EdgeType.parse(edge_type).value
-        if self._g.has_edge(u, v) and t in self._g.edges[u, v]["kinds"]:
+        if self._g.has_edge(u, v) and t in self._g.succ[u][v].kinds:
             self._emit({"op": "ex", "u": u, "v": v, "t": t})
 
     # ------------------------------------------------------------------ reading
@@ -423,15 +557,19 @@ class MemoryGraph:
     def __len__(self) -> int:
         return int(self._g.number_of_nodes())
 
-    def node(self, node_id: str) -> dict[str, Any] | None:
-        """The node's attributes (live dict: do not mutate), or ``None``."""
-        if node_id in self._g:
-            attrs: dict[str, Any] = self._g.nodes[node_id]
-            return attrs
-        return None
+    def node(self, node_id: str) -> NodeRecord | None:
+        """The node's typed record (live: change it only through :meth:`put_node`), or ``None``."""
+        return self._nodes.get(node_id)
 
-    def nodes(self) -> Iterator[tuple[str, dict[str, Any]]]:
-        yield from self._g.nodes(data=True)
+    def node_as(self, node_id: str, cls: type[_R]) -> _R | None:
+        """The node's record if it is a ``cls`` (e.g. :class:`~ucma_core.storage.nodes.FactNode`
+        for a fact, :class:`~ucma_core.storage.nodes.MemoryNode` for any memory), else ``None``."""
+        record = self._nodes.get(node_id)
+        return record if isinstance(record, cls) else None
+
+    def nodes(self) -> Iterator[tuple[str, NodeRecord]]:
+        """Every ``(id, record)``, in insertion order."""
+        yield from self._nodes.items()
 
     def edge_count(self) -> int:
         return int(self._g.number_of_edges())
@@ -454,7 +592,7 @@ class MemoryGraph:
             sources.append(self._g.in_edges(node_id, data=True))
         for edges in sources:
             for u, v, data in edges:
-                for kind, w in data["kinds"].items():
+                for kind, w in data.kinds.items():
                     if t is None or kind == t:
                         out.append((u, v, kind, w))
         return out
@@ -482,8 +620,8 @@ class MemoryGraph:
         for hop in range(1, max_hops + 1):
             nxt: dict[str, float] = {}
             for node, act in sorted(frontier.items(), key=lambda kv: -kv[1]):
-                nbrs = [(v, d["weight"]) for _, v, d in self._g.out_edges(node, data=True)]
-                nbrs += [(u, d["weight"]) for u, _, d in self._g.in_edges(node, data=True)]
+                nbrs = [(v, d.weight) for _, v, d in self._g.out_edges(node, data=True)]
+                nbrs += [(u, d.weight) for u, _, d in self._g.in_edges(node, data=True)]
                 nbrs = [(n, w) for n, w in nbrs if w >= min_weight and n != node]
                 nbrs.sort(key=lambda nw: -nw[1])
                 for nbr, w in nbrs[:max_fanout]:
@@ -519,7 +657,7 @@ class MemoryGraph:
             (index[v] for _, v in self._g.edges), dtype=np.int64, count=self._g.number_of_edges()
         )
         w = np.fromiter(
-            (d["weight"] for _, _, d in self._g.edges(data=True)),
+            (d.weight for _, _, d in self._g.edges(data=True)),
             dtype=np.float64,
             count=self._g.number_of_edges(),
         )

@@ -15,6 +15,7 @@ from ucma_core.dynamics.retention import initial_stability, reinforced_stability
 from ucma_core.protocols import Clock, Embedder
 from ucma_core.storage.backend import Backend
 from ucma_core.storage.graph import EdgeType
+from ucma_core.storage.nodes import MemoryNode
 
 __all__ = ["StoreContext", "new_id", "stable_id"]
 
@@ -63,20 +64,20 @@ class StoreContext:
 
     def link_sources(self, memory_id: str, edge_type: EdgeType, weight: float = 0.8) -> None:
         """Link ``memory_id`` to each of its ``source_ids`` that still exists."""
-        attrs = self.backend.graph.node(memory_id)
-        for source in self.known((attrs or {}).get("source_ids", [])):
+        node = self.backend.graph.node_as(memory_id, MemoryNode)
+        for source in self.known(node.get("source_ids", ()) if node is not None else ()):
             self.backend.graph.add_edge(memory_id, source, edge_type, weight)
 
     def reinforce(self, memory_id: str, now: float, **extra: Any) -> None:
         """Record an access: stability grows with the spacing since the last one."""
-        node = self.backend.graph.node(memory_id)
+        node = self.backend.graph.node_as(memory_id, MemoryNode)
         if node is None:
             return
-        last = float(node["last_access"])
+        last = float(node.last_access)
         self.backend.set_state(
             memory_id,
-            stability=reinforced_stability(float(node["stability"]), last, now, self.config.retention),
+            stability=reinforced_stability(float(node.stability), last, now, self.config.retention),
             last_access=max(now, last),
-            access_count=int(node["access_count"]) + 1,
+            access_count=int(node.access_count) + 1,
             **extra,
         )

@@ -10,7 +10,7 @@ chains are rebuilt from the graph when the folder is opened.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,7 +52,7 @@ class EpisodicStore:
         self._sessions: dict[SessionKey, list[tuple[float, str]]] = {}
 
     # ------------------------------------------------------------------ indexes
-    def index(self, memory_id: str, attrs: dict[str, Any]) -> None:
+    def index(self, memory_id: str, attrs: Mapping[str, Any]) -> None:
         """Add an existing episode (from the graph) to the time and session indexes.
 
         Consolidated episodes (those with ``source_ids``) are in the time index but
@@ -62,7 +62,7 @@ class EpisodicStore:
         if not attrs.get("source_ids"):
             bisect.insort(self._sessions.setdefault(self._session_key(attrs), []), key)
 
-    def unindex(self, memory_id: str, attrs: dict[str, Any]) -> None:
+    def unindex(self, memory_id: str, attrs: Mapping[str, Any]) -> None:
         key = (float(attrs["timestamp"]), memory_id)
         for seq in (self._times, self._sessions.get(self._session_key(attrs), [])):
             i = bisect.bisect_left(seq, key)
@@ -70,7 +70,7 @@ class EpisodicStore:
                 del seq[i]
 
     @staticmethod
-    def _session_key(attrs: dict[str, Any]) -> SessionKey:
+    def _session_key(attrs: Mapping[str, Any]) -> SessionKey:
         return (attrs.get("user_id"), attrs.get("agent_id"), attrs.get("session_id"))
 
     # ------------------------------------------------------------------ writes

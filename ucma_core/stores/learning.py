@@ -12,6 +12,7 @@ from typing import Any
 
 from ucma_core.records import Learning, LearningType, MemoryType
 from ucma_core.storage.graph import EdgeType
+from ucma_core.storage.nodes import LearningNode
 from ucma_core.stores.context import StoreContext, new_id
 
 __all__ = ["FAILURE_PENALTY", "SUCCESS_REWARD", "LearningStore", "validated_confidence"]
@@ -76,13 +77,13 @@ class LearningStore:
         self._ctx.link_sources(memory_id, EdgeType.SUPPORTS)
 
     def validate(self, memory_id: str, success: bool) -> None:
-        node = self._ctx.backend.graph.node(memory_id)
+        node = self._ctx.backend.graph.node_as(memory_id, LearningNode)
         assert node is not None
         self._ctx.reinforce(
             memory_id,
             self._ctx.now(),
-            confidence=round(validated_confidence(float(node["confidence"]), success), 6),
-            validated=bool(node["validated"]) or success,
-            successes=int(node["successes"]) + (1 if success else 0),
-            failures=int(node["failures"]) + (0 if success else 1),
+            confidence=round(validated_confidence(float(node.confidence), success), 6),
+            validated=bool(node.validated) or success,
+            successes=int(node.successes) + (1 if success else 0),
+            failures=int(node.failures) + (0 if success else 1),
         )

@@ -17,6 +17,7 @@ from typing import Any
 from ucma_core.errors import InvalidInputError
 from ucma_core.records import MemoryType, Procedure, ProcedureStatus
 from ucma_core.storage.graph import EdgeType
+from ucma_core.storage.nodes import ProcedureNode
 from ucma_core.stores.context import StoreContext, stable_id
 from ucma_core.stores.semantic import normalise
 
@@ -107,20 +108,17 @@ class ProceduralStore:
 
     def record_outcome(self, memory_id: str, success: bool) -> None:
         """Fold one run's outcome into the running success rate (and maybe the status)."""
-        node = self._ctx.backend.graph.node(memory_id)
+        node = self._ctx.backend.graph.node_as(memory_id, ProcedureNode)
         assert node is not None
-        executions = int(node["executions"]) + 1
-        rate = (
-            float(node["success_rate"])
-            + ((1.0 if success else 0.0) - float(node["success_rate"])) / executions
-        )
-        status = next_status(ProcedureStatus(node["status"]), rate, executions)
+        executions = int(node.executions) + 1
+        rate = float(node.success_rate) + ((1.0 if success else 0.0) - float(node.success_rate)) / executions
+        status = next_status(ProcedureStatus(node.status), rate, executions)
         self._ctx.reinforce(
             memory_id,
             self._ctx.now(),
             executions=executions,
             success_rate=round(rate, 6),
-            usage_count=int(node["usage_count"]) + 1,
+            usage_count=int(node.usage_count) + 1,
             status=status.value,
         )
 

@@ -9,6 +9,7 @@ the application acts on it and marks it ``resolved``.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from ucma_core.records import Intention, IntentionStatus, MemoryType
@@ -26,9 +27,9 @@ def trigger_matches(triggers: list[str] | tuple[str, ...], content: str) -> bool
 class ProspectiveStore:
     def __init__(self, ctx: StoreContext) -> None:
         self._ctx = ctx
-        self._pending: dict[str, dict[str, Any]] = {}  # id -> graph attrs (live)
+        self._pending: dict[str, Mapping[str, Any]] = {}  # id -> graph record (live)
 
-    def index(self, memory_id: str, attrs: dict[str, Any]) -> None:
+    def index(self, memory_id: str, attrs: Mapping[str, Any]) -> None:
         if attrs.get("status") == IntentionStatus.PENDING.value:
             self._pending[memory_id] = attrs
         else:

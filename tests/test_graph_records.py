@@ -1,0 +1,155 @@
+"""The graph's typed node records behave like the attribute dicts they replace.
+
+A record must read, write, undo and persist exactly as a plain ``dict`` of the same fields
+would: the model in these tests is a dict, and every step compares the two.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ucma_core import Memory
+from ucma_core.embedders import HashingEmbedder
+from ucma_core.storage.graph import MemoryGraph
+from ucma_core.storage.journal import Journal
+from ucma_core.storage.nodes import EntityNode, EpisodeNode, FactNode, NodeRecord, make_node
+
+EPISODE = {
+    "kind": "memory",
+    "memory_type": "episodic",
+    "user_id": "ana",
+    "agent_id": None,
+    "session_id": "s1",
+    "timestamp": 100.0,
+    "importance": 0.5,
+    "source": "user",
+    "stability": 1.0,
+    "last_access": 100.0,
+    "access_count": 0,
+    "source_ids": [],
+    "tier": "short_term",
+    "summary": None,
+    "consolidated_into": None,
+    "participants": ["Ana"],
+}
+
+NAMES = st.sampled_from(
+    ["importance", "stability", "access_count", "tier", "summary", "pinned", "about", "revised_by", "colour"]
+)
+VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-5, 5),
+    st.floats(0, 10),
+    st.text(max_size=5),
+    st.lists(st.text(max_size=3)),
+)
+
+
+def _plain(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
+
+
+def _as_dict(record: NodeRecord) -> dict[str, Any]:
+    return {k: _plain(v) for k, v in record.items()}
+
+
+def test_record_class_follows_kind_and_type() -> None:
+    assert isinstance(make_node(EPISODE), EpisodeNode)
+    assert isinstance(make_node({**EPISODE, "memory_type": "semantic"}), FactNode)
+    assert isinstance(make_node({"kind": "entity", "name": "Ana"}), EntityNode)
+    odd = make_node({"kind": "something-new", "x": 1})
+    assert odd["kind"] == "something-new" and odd["x"] == 1 and dict(odd) == {"kind": "something-new", "x": 1}
+
+
+def test_record_reads_like_its_dict() -> None:
+    record = make_node(EPISODE)
+    assert _as_dict(record) == EPISODE
+    assert record.timestamp == 100.0 and record.user_id == "ana" and record.participants == ("Ana",)
+    assert record.get("pinned") is None and "pinned" not in record and "summary" in record
+    with pytest.raises(KeyError):
+        record["pinned"]
+    assert record == EPISODE and record != {**EPISODE, "tier": "long_term"}
+    assert record.to_dict() == EPISODE
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.dictionaries(NAMES, VALUES, max_size=3), max_size=6))
+def test_updates_and_restores_match_a_dict(steps: list[dict[str, Any]]) -> None:
+    record, model = make_node(EPISODE), dict(EPISODE)
+    missing = object()
+    undo: list[dict[str, Any]] = []
+    for change in steps:
+        undo.append({k: record.get(k, missing) for k in change})
+        record.update(change)
+        model.update(change)
+        assert _as_dict(record) == {k: _plain(v) for k, v in model.items()}
+    for previous in reversed(undo):
+        record.restore(previous, missing)
+        for k, v in previous.items():
+            if v is missing:
+                model.pop(k, None)
+            else:
+                model[k] = v
+        assert set(record) == set(model)
+    assert _as_dict(record) == EPISODE
+
+
+def test_an_aborted_transaction_puts_fields_and_edges_back() -> None:
+    graph = MemoryGraph()
+    graph.put_node("a", dict(EPISODE))
+    graph.put_node("b", {**EPISODE, "session_id": "s2"})
+    graph.add_edge("a", "b", "followed_by", 0.5)
+    before_a, before_edges = dict(graph.node("a") or {}), graph.edges_of("a")
+    with pytest.raises(RuntimeError), graph.batch():
+        graph.put_node("a", {"importance": 0.9, "pinned": True, "memory_type": "semantic", "subject": "x"})
+        graph.add_edge("a", "b", "related_to", 1.0)
+        graph.remove_node("b")
+        raise RuntimeError("crash in the middle")
+    assert dict(graph.node("a") or {}) == before_a
+    assert isinstance(graph.node("a"), EpisodeNode)
+    assert sorted(graph.edges_of("a")) == sorted(before_edges)
+
+
+def test_snapshot_round_trip_keeps_every_field(tmp_path: Path) -> None:
+    journal = Journal(tmp_path)
+    journal.load(lambda entries, ops: None, lambda: None)
+    journal.open_for_append()
+    graph = MemoryGraph(journal)
+    graph.put_node("a", dict(EPISODE))
+    graph.put_node("b", {**EPISODE, "pinned": True, "about": ["user"]})
+    graph.put_node("e", {"kind": "entity", "name": "Ana", "user_id": "ana", "agent_id": None})
+    graph.add_edge("a", "e", "mentions", 0.7)
+    graph.add_edge("a", "e", "related_to", 0.9)
+    graph.add_edge("b", "a", "followed_by", 1.0)
+    graph.compact()
+    graph.put_node("a", {"access_count": 3})
+    journal.close()
+
+    again = MemoryGraph()
+    Journal(tmp_path).load(lambda entries, ops: again.load(entries, ops), again.clear)
+    for node_id, record in graph.nodes():
+        assert again.node(node_id) == record
+    assert sorted(again.edges_of("e")) == sorted(graph.edges_of("e"))
+    out = {t: w for _, _, t, w in again.edges_of("a", direction="out")}
+    assert out == {"mentions": 0.7, "related_to": 0.9}
+
+
+def test_memory_marks_survive_reopen(tmp_path: Path) -> None:
+    now = [1_750_000_000.0]
+    with Memory(tmp_path, embedder=HashingEmbedder(), clock=lambda: now[0]) as mem:
+        kept = mem.observe("The spare key is under the blue pot", user_id="ana", importance=0.3)
+        faded = mem.observe("The bus was a little late today", user_id="ana", importance=0.3)
+        assert kept is not None and faded is not None
+        assert mem.pin(kept)
+    now[0] += 365 * 86_400
+    with Memory(tmp_path, embedder=HashingEmbedder(), clock=lambda: now[0]) as mem:
+        report = mem.prune()
+        assert report.protected == {"pinned": 1}
+        assert mem.get(kept) is not None and mem.get(faded) is None
+        assert mem.verify().ok

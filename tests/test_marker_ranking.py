@@ -226,6 +226,7 @@ def test_markers_survive_a_graph_rebuilt_from_chroma(folder: Path, clock: Any) -
     with Memory(folder, embedder=HashingEmbedder(), clock=clock, provider=OfflineProvider()) as mem:
         stale, correction = _laptop(mem, clock)
         mine, sister = _places(mem, clock)
+        assert mem.pin(mine)
     for name in (
         "graph.snapshot.json",
         "graph.journal.jsonl",
@@ -242,3 +243,5 @@ def test_markers_survive_a_graph_rebuilt_from_chroma(folder: Path, clock: Any) -
         hits = mem.remember("where do I live?", user_id="ana", k=10)
         assert _hit(hits, sister).signals["demoted"] == 0.5
         assert "demoted" not in _hit(hits, mine).signals
+        clock.advance(days=3 * 365)
+        assert mem.prune(dry_run=True).protected.get("pinned", 0) >= 1

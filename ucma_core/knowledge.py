@@ -6,11 +6,12 @@ arguments of the explicit write and lookup calls and delegates to the stores.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from ucma_core.errors import InvalidInputError, MemoryNotFoundError
+from ucma_core.errors import InvalidInputError, MemoryNotFoundError, StorageError
 from ucma_core.memory_base import MemoryBase
 from ucma_core.records import (
     Fact,
@@ -332,6 +333,10 @@ class Knowledge(MemoryBase):
                 return False
             with self._stores.graph.batch():
                 self._stores.backend.set_state(memory_id, pinned=pinned)
+            # the copy in Chroma a rebuilt graph node reads; a failure is retried by the next
+            # consolidation cycle (the graph, which is the truth, already holds the pin)
+            with contextlib.suppress(StorageError):
+                self._stores.backend.keep_markers()
             return True
 
     def link(

@@ -197,7 +197,10 @@ def to_metadata(record: MemoryRecord, keys: ChromaKeys) -> dict[str, str | int |
             continue
         value = getattr(record, f.name)
         if f.name in _SCOPE_FIELDS:
-            meta[f.name] = scope_value(value)
+            # "" is how a missing user is filtered on; a missing agent or session is never
+            # filtered on, so it gets no key (each key costs Chroma time on every write)
+            if value is not None or f.name == "user_id":
+                meta[f.name] = scope_value(value)
         elif value is not None:
             rest[f.name] = _plain(value)
     meta["record"] = json.dumps(rest, ensure_ascii=False, allow_nan=False, sort_keys=True)

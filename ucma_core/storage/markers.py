@@ -1,7 +1,7 @@
 """A copy of the sleep cycle's markers in each memory's Chroma row, so they outlive the graph.
 
 The graph node is the truth for what the sleep cycle marks on a memory — ``revised_by``,
-``question``, ``answered_by``, ``answers`` and ``about`` (see
+``question``, ``answered_by``, ``answers`` and ``about`` — and for ``pinned`` (see
 :mod:`ucma_core.retrieval.markers` for how ranking reads them). Chroma keeps a record's
 first values, from which a node the graph files lost is rebuilt; the markers come later,
 so a copy of them is written into the row under :data:`KEY` once the graph has committed
@@ -28,8 +28,9 @@ from typing import Any
 
 __all__ = ["KEY", "MARKERS", "encode", "read"]
 
-#: The node attributes the sleep cycle sets that ranking and forgetting read.
-MARKERS = ("about", "answered_by", "answers", "question", "revised_by")
+#: The node attributes the sleep cycle (and :meth:`~ucma_core.Memory.pin`) set that ranking
+#: and forgetting read.
+MARKERS = ("about", "answered_by", "answers", "pinned", "question", "revised_by")
 #: The Chroma metadata key that holds the copy (no tag, participant or metadata key starts so).
 KEY = "markers"
 

@@ -145,10 +145,14 @@ class NodeRecord(Mapping[str, Any]):
     def get(self, name: str, default: Any = None) -> Any:
         if name in self._SLOT_SET:
             return getattr(self, name, default)
-        try:
-            return self[name]
-        except KeyError:
-            return default
+        extra = self.extra
+        if extra is not None and name in extra:
+            return extra[name]
+        if name == "kind":
+            return self.KIND
+        if name == "memory_type" and self.MEMORY_TYPE is not None:
+            return self.MEMORY_TYPE
+        return default
 
     def __contains__(self, name: object) -> bool:
         if name in self._SLOT_SET:
@@ -325,6 +329,9 @@ class _OtherNode(NodeRecord):
         if self.extra is not None and name in self.extra:
             return self.extra[name]
         raise KeyError(name)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self.extra.get(name, default) if self.extra is not None else default
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.extra or ())

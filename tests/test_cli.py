@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import shutil
 import subprocess
@@ -12,29 +11,13 @@ from typing import Any
 
 import pytest
 
+from tests._cli_run import ucma
 from ucma_core import ANY, Memory, MemoryConfig
-from ucma_core.cli import main
 from ucma_core.embedders import HashingEmbedder
 
 #: 2001: long enough ago that, by the real clock the command line uses, these memories have faded.
 START = 1_000_000_000.0
 DAY = 86_400.0
-
-
-class Run:
-    """The result of one ``ucma`` run: exit code, stdout, stderr."""
-
-    def __init__(self, argv: list[str]) -> None:
-        out, err = io.StringIO(), io.StringIO()
-        self.code = main(argv, stdout=out, stderr=err)
-        self.out, self.err = out.getvalue(), err.getvalue()
-
-    def json(self) -> Any:
-        return json.loads(self.out)
-
-
-def ucma(*argv: str | Path) -> Run:
-    return Run([str(a) for a in argv])
 
 
 @pytest.fixture(scope="module")

@@ -4,35 +4,20 @@ speaks the OpenAI API."""
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests._cli_run import ucma
 from tests.openai_server import FakeOpenAIServer
 from ucma_core import ANY, Memory, MemoryConfig
-from ucma_core.cli import main
 from ucma_core.cli.settings import Settings, config_from_dict, load_config
 from ucma_core.embedders import HashingEmbedder
 from ucma_core.errors import ConfigurationError, InvalidInputError
 
 DAY = 86_400.0
-
-
-class Run:
-    def __init__(self, argv: list[str]) -> None:
-        out, err = io.StringIO(), io.StringIO()
-        self.code = main(argv, stdout=out, stderr=err)
-        self.out, self.err = out.getvalue(), err.getvalue()
-
-    def json(self) -> Any:
-        return json.loads(self.out)
-
-
-def ucma(*argv: str | Path) -> Run:
-    return Run([str(a) for a in argv])
 
 
 @pytest.fixture

@@ -1,6 +1,7 @@
 """The merge phase folds a duplicate's use into the survivor and deletes the duplicate in one
 transaction (issue #12): a crash anywhere in it never leaves the duplicate alive with its
-use already counted, so the next cycle never counts it twice."""
+use already counted, so the next cycle never counts it twice; a crash once the deletion has
+started finishes the whole merge on the next open, the folded use included."""
 
 from __future__ import annotations
 
@@ -90,6 +91,7 @@ def test_a_crash_in_a_merge_never_counts_a_duplicate_twice(tmp_path: Path, point
         assert kept is not None
         # nothing of the merge happened, or the deletion did: never a live duplicate already absorbed
         assert kept.access_count == 0 or mem.get(duplicate) is None
-        if point == "after the Chroma delete":  # a deletion that started is finished
-            assert mem.get(duplicate) is None
+        if point == "after the Chroma delete":  # a deletion that started is finished, and with it
+            assert mem.get(duplicate) is None  # the use it folded into the survivor
+            assert kept.access_count == 1
     _merged_once(folder, survivor, duplicate)

@@ -459,6 +459,9 @@ class Backend:
             self.vectors.delete(doomed)
             self.keywords.delete(doomed)
             self._journal.append([{"op": "a"}])  # closed: a crash from here on does not undo it twice
+            if doomed and intent.ops and not undo_adds and not intent.rep:
+                # the changes made before the deletion belong to it: finished with it
+                self.graph.redo(intent.ops, skip=doomed)
             if undo_adds or intent.rep or doomed:
                 self.notes.append(
                     f"a write interrupted by a crash was completed or undone: {len(undo_adds)} uncommitted "

@@ -25,7 +25,7 @@ import networkx as nx
 import numpy as np
 
 from ucma_core.errors import CorruptStoreError, InvalidInputError, StorageError
-from ucma_core.storage.journal import Entry, Intent, Journal, Op
+from ucma_core.storage.journal import CONTROL_OPS, Entry, Intent, Journal, Op
 from ucma_core.storage.nodes import NodeRecord, changes_class, make_node
 
 __all__ = ["EdgeType", "MemoryGraph", "TransactionHooks"]
@@ -205,6 +205,8 @@ class _Transaction:
     no_return: bool = False
     scrub: bool = False
     aborts: list[Callable[[], None]] = field(default_factory=list)
+    #: How many of ``ops`` an intent line already carries.
+    recorded: int = 0
 
 
 class MemoryGraph:
@@ -342,6 +344,9 @@ class MemoryGraph:
         step = Intent(add=list(add), rep=dict(rep or {}), delete=list(delete), scrub=scrub)
         if not step:
             return
+        if step.delete:  # a deletion is finished after a crash: so are the changes made before it
+            step.ops = [{k: v for k, v in op.items() if k != "seq"} for op in txn.ops[txn.recorded :]]
+            txn.recorded = len(txn.ops)
         if self._journal is not None:
             self._journal.append([step.line("i" if txn.begun else "b")])
         txn.begun = True
@@ -523,6 +528,22 @@ class MemoryGraph:
                 self._pagerank = None
         else:
             raise CorruptStoreError(f"unknown journal operation {kind!r}")
+
+    def redo(self, ops: Iterable[Op], *, skip: Iterable[str] = ()) -> int:
+        """Apply, in one transaction, the graph changes an interrupted deletion recorded with
+        its intent (:attr:`~ucma_core.storage.journal.Intent.ops`), leaving out those that
+        touch ``skip`` (the records being deleted) or a node that no longer exists. Returns
+        how many were applied."""
+        skipped = set(skip)
+        done = 0
+        with self.batch():
+            for op in ops:
+                touched = {op.get("id"), op.get("u"), op.get("v")} - {None}
+                if op.get("op") in CONTROL_OPS or touched & skipped or not self._applies(op):
+                    continue
+                self._emit({k: v for k, v in op.items() if k != "seq"})
+                done += 1
+        return done
 
     def put_node(self, node_id: str, attrs: dict[str, Any]) -> None:
         """Create ``node_id`` or merge ``attrs`` into it."""

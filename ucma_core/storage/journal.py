@@ -69,18 +69,23 @@ PREV_JOURNAL = "graph.journal.prev.jsonl"
 class Intent:
     """What an open transaction does to Chroma: ids it adds, rows it replaces (id →
     ``[text, fields, vector]`` before the change), ids it deletes, and whether the
-    deleted text must be scrubbed from the files."""
+    deleted text must be scrubbed from the files. ``ops`` are the graph changes the
+    transaction made before it set out to delete: a deletion a crash interrupted is
+    finished on the next open, and these changes with it (e.g. a merged duplicate's use
+    folded into the memory that survives it)."""
 
     add: list[str] = field(default_factory=list)
     rep: dict[str, list[Any]] = field(default_factory=dict)
     delete: list[str] = field(default_factory=list)
     scrub: bool = False
+    ops: list[Op] = field(default_factory=list)
 
     def merge(self, op: Op) -> None:
         self.add.extend(op.get("add", ()))
         self.rep.update({k: v for k, v in op.get("rep", {}).items() if k not in self.rep})
         self.delete.extend(op.get("del", ()))
         self.scrub = self.scrub or bool(op.get("scrub"))
+        self.ops.extend(op.get("ops", ()))
 
     def line(self, kind: str) -> Op:
         op: Op = {"op": kind}
@@ -92,6 +97,8 @@ class Intent:
             op["del"] = self.delete
         if self.scrub:
             op["scrub"] = True
+        if self.ops:
+            op["ops"] = self.ops
         return op
 
     def __bool__(self) -> bool:

@@ -344,7 +344,9 @@ class MemoryGraph:
         step = Intent(add=list(add), rep=dict(rep or {}), delete=list(delete), scrub=scrub)
         if not step:
             return
-        if step.delete:  # a deletion is finished after a crash: so are the changes made before it
+        # a deletion is finished after a crash: so are the changes made before it (not for a
+        # scrubbed deletion, whose point is that the journal holds nothing more of the records)
+        if step.delete and not step.scrub:
             step.ops = [{k: v for k, v in op.items() if k != "seq"} for op in txn.ops[txn.recorded :]]
             txn.recorded = len(txn.ops)
         if self._journal is not None:

@@ -70,9 +70,9 @@ class Intent:
     """What an open transaction does to Chroma: ids it adds, rows it replaces (id →
     ``[text, fields, vector]`` before the change), ids it deletes, and whether the
     deleted text must be scrubbed from the files. ``ops`` are the graph changes the
-    transaction made before it set out to delete: a deletion a crash interrupted is
-    finished on the next open, and these changes with it (e.g. a merged duplicate's use
-    folded into the memory that survives it)."""
+    transaction made before it set out to delete (unless the deletion is scrubbed): a
+    deletion a crash interrupted is finished on the next open, and these changes with it
+    (e.g. a merged duplicate's use folded into the memory that survives it)."""
 
     add: list[str] = field(default_factory=list)
     rep: dict[str, list[Any]] = field(default_factory=dict)

@@ -89,6 +89,8 @@ def test_fused_retrieval_beats_each_single_signal(labelled, tmp_path) -> None:
     for metric in ("recall@5", "recall@10", "recall@20", "mrr"):
         assert fused[metric] >= max(dense[metric], keyword[metric]), (metric, fused, dense, keyword)
     for kind, (at5, at10) in BEFORE.items():
-        slack = 1.0 / scores[kind]["n"]
+        # memory ids carry random bits, so exact score ties break differently from one build of
+        # the folder to the next: up to two questions of a kind move that way
+        slack = 2.0 / scores[kind]["n"]
         assert scores[kind]["recall@5"] >= at5 - slack - 1e-9, (kind, scores[kind])
         assert scores[kind]["recall@10"] >= at10 - slack - 1e-9, (kind, scores[kind])

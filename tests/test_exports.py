@@ -73,11 +73,16 @@ def test_conversation_public_names() -> None:
         "ChatTurn",
         "Target",
         "ToolSpec",
+        "UNSET",
+        "Unset",
         "aobserve_turns",
         "bind",
+        "clean_text",
         "memory_tools",
         "observe_turns",
+        "recall_query",
         "render_memories",
+        "stated_user",
         "turn_items",
     ]
 

@@ -4,7 +4,8 @@
 
     UCMAError
     ├── InvalidInputError (ValueError)        bad argument from the caller
-    │   └── UnknownMemoryTypeError             a memory type name we do not know
+    │   ├── UnknownMemoryTypeError             a memory type name we do not know
+    │   └── UserNotStatedError                 an adapter got no user and was not told "no user"
     ├── MemoryNotFoundError (LookupError)      an id that is not in this memory
     ├── ConfigurationError (ValueError)        a config or folder that cannot be used as asked
     │   └── EmbedderMismatchError              folder created with another embedder
@@ -41,6 +42,7 @@ __all__ = [
     "StorageError",
     "UCMAError",
     "UnknownMemoryTypeError",
+    "UserNotStatedError",
 ]
 
 
@@ -54,6 +56,11 @@ class InvalidInputError(UCMAError, ValueError):
 
 class UnknownMemoryTypeError(InvalidInputError):
     """A memory type name that is not one of ``MemoryType``'s values."""
+
+
+class UserNotStatedError(InvalidInputError):
+    """A framework adapter received no ``user_id`` from anywhere and was not built with
+    ``user_id=None`` (the explicit "this app has no users" choice)."""
 
 
 class MemoryNotFoundError(UCMAError, LookupError):

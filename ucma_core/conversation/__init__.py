@@ -14,17 +14,23 @@ An adapter converts its framework's messages to :class:`ChatTurn` and wraps each
 
 from ucma_core.conversation.binding import Target, bind
 from ucma_core.conversation.render import render_memories
+from ucma_core.conversation.seam import UNSET, Unset, clean_text, recall_query, stated_user
 from ucma_core.conversation.tools import ToolSpec, memory_tools
 from ucma_core.conversation.turns import ChatTurn, aobserve_turns, observe_turns, turn_items
 
 __all__ = [
+    "UNSET",
     "ChatTurn",
     "Target",
     "ToolSpec",
+    "Unset",
     "aobserve_turns",
     "bind",
+    "clean_text",
     "memory_tools",
     "observe_turns",
+    "recall_query",
     "render_memories",
+    "stated_user",
     "turn_items",
 ]

@@ -70,10 +70,10 @@ def test_conversation_public_names() -> None:
     import ucma_core.conversation
 
     assert ucma_core.conversation.__all__ == [
+        "UNSET",
         "ChatTurn",
         "Target",
         "ToolSpec",
-        "UNSET",
         "Unset",
         "aobserve_turns",
         "bind",

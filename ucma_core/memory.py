@@ -246,6 +246,7 @@ class Memory(Reads, Knowledge, Maintenance, Transfer):
 
     def observe_many(
         self,
+        /,
         items: Iterable[str | Mapping[str, Any]],
         *,
         progress: ProgressCallback | None = None,

@@ -46,6 +46,36 @@ def test_a_view_forwards_every_per_user_method_with_its_async_partner() -> None:
         assert inspect.iscoroutinefunction(getattr(ScopedMemory, "a" + name, None)), name
 
 
+#: View methods whose ``session_id`` is optional (the bound session) where Memory's is required.
+SESSION_DEFAULTED = {"history", "forget_session"}
+
+
+def test_a_view_method_takes_the_memory_methods_arguments_less_the_bound_ones() -> None:
+    """Real signatures, kept equal to Memory's: a misspelt keyword fails as it does on Memory."""
+    public = {n for n in dir(Memory) if not n.startswith("_") and hasattr(ScopedMemory, n)}
+    methods = sorted(
+        n
+        for n in public
+        if inspect.isfunction(getattr(ScopedMemory, n))
+        and not inspect.iscoroutinefunction(getattr(ScopedMemory, n))
+    )
+    assert {"observe", "remember", "history", "list_memories", "intentions"} <= set(methods)
+    for name in methods:
+        memory_sig = inspect.signature(getattr(Memory, name))
+        view_sig = inspect.signature(getattr(ScopedMemory, name))
+        expected = [p for p in memory_sig.parameters.values() if p.name not in ("user_id", "agent_id")]
+        if name in SESSION_DEFAULTED:
+            expected = [
+                p.replace(annotation="str | None", default=None) if p.name == "session_id" else p
+                for p in expected
+            ]
+        assert list(view_sig.parameters.values()) == expected, name
+        assert view_sig.return_annotation == memory_sig.return_annotation, name
+        assert not any(p.kind is p.VAR_KEYWORD for p in expected if name != "observe_many"), name
+        partner = inspect.signature(getattr(ScopedMemory, "a" + name))
+        assert list(partner.parameters.values()) == list(view_sig.parameters.values()), name
+
+
 def test_a_view_pins_and_unpins_only_its_own_memories(mem: Memory, clock) -> None:  # type: ignore[no-untyped-def]
     ana, ben = mem.scope(user_id="ana"), mem.scope(user_id="ben")
     note = ana.observe("The spare key is under the blue pot", importance=0.3, keep=True)

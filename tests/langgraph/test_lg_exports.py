@@ -14,7 +14,6 @@ def test_langgraph_public_names() -> None:
         "RecallNode",
         "RunScope",
         "ScopeKeys",
-        "ScriptedChatModel",
         "UCMACheckpointer",
         "UCMAStore",
         "consolidation_node",

@@ -23,6 +23,8 @@ async def wrong(mem: Memory) -> None:
     await mem.aobserve("hello", user="ana")  # line 10
     view.observe("hello", user_id="ben")  # line 11
     n: str = await mem.aforget("m1")  # line 12: returns a bool
+    mem.observe_many(["x"], user_idd="ana")  # line 13
+    await view.aobserve_many(["x"], user_id="ben")  # line 14
 """
 
 RIGHT = """
@@ -34,7 +36,8 @@ async def right(mem: Memory) -> list[RetrievalResult]:
     memory_id = await mem.aobserve("hello", user_id="ana", keep=True)
     assert memory_id is not None
     view.observe("again", importance=0.4, tags=["t"])
-    await view.aobserve_many(["one", {"content": "two"}], progress=None)
+    await view.aobserve_many(["one", {"content": "two"}], progress=None, keep=True, tags=["t"])
+    mem.observe_many(["three"], user_id="ana", session_id="s2")
     assert (await view.aget(memory_id)) is not None
     found: bool = await mem.aforget(memory_id, user_id="ana")
     assert found or not found
@@ -77,7 +80,7 @@ def test_a_misspelt_keyword_through_a_partner_or_a_view_fails_mypy(
     errors = _mypy(tmp_path, monkeypatch, wrong=WRONG, right=RIGHT)
     assert errors["right"] == []
     lines = sorted(int(e.split(":")[1]) for e in errors["wrong"])
-    assert lines == [7, 8, 9, 10, 11, 12], "\n".join(errors["wrong"])
+    assert lines == [7, 8, 9, 10, 11, 12, 13, 14], "\n".join(errors["wrong"])
     assert all('"kk"' in e for e in errors["wrong"][:3])
 
 

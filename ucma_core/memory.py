@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ucma_core.errors import InvalidInputError
 from ucma_core.knowledge import Knowledge
@@ -22,7 +22,7 @@ from ucma_core.maintenance import Maintenance
 from ucma_core.memory_base import in_thread
 from ucma_core.progress import ProgressCallback, notify
 from ucma_core.reads import Reads, check_key
-from ucma_core.records import Intention, MemoryType, RetrievalResult, Source
+from ucma_core.records import Intention, MemoryType, ObserveDefaults, RetrievalResult, Source
 from ucma_core.retrieval.filters import Filters, check_metadata_filter
 from ucma_core.retrieval.router import RouteKind
 from ucma_core.scope import ANY, ScopeId
@@ -40,6 +40,9 @@ from ucma_core.validation import (
     check_unit,
     to_epoch,
 )
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack  # typing.Unpack for keyword arguments is 3.12+
 
 __all__ = ["Memory"]
 
@@ -250,7 +253,7 @@ class Memory(Reads, Knowledge, Maintenance, Transfer):
         items: Iterable[str | Mapping[str, Any]],
         *,
         progress: ProgressCallback | None = None,
-        **defaults: Any,
+        **defaults: Unpack[ObserveDefaults],
     ) -> list[str | None]:
         """Observe many items with one embedding batch, one Chroma write and one journal append.
 

@@ -26,9 +26,11 @@ from ucma_core.records import (
     LearningType,
     MemoryRecord,
     MemoryType,
+    ObserveDefaults,
     Procedure,
     ProcedureStatus,
     RetrievalResult,
+    ScopedObserveDefaults,
     Source,
 )
 from ucma_core.retrieval.router import RouteKind
@@ -36,6 +38,8 @@ from ucma_core.scope import ScopeId
 from ucma_core.validation import check_scope_id
 
 if TYPE_CHECKING:  # the view is created by Memory.scope(); importing Memory here would be a circle
+    from typing_extensions import Unpack  # typing.Unpack for keyword arguments is 3.12+
+
     from ucma_core.memory import Memory
 
 __all__ = ["ScopedMemory"]
@@ -136,7 +140,7 @@ class ScopedMemory:
         items: Iterable[str | Mapping[str, Any]],
         *,
         progress: ProgressCallback | None = None,
-        **defaults: Any,
+        **defaults: Unpack[ScopedObserveDefaults],
     ) -> list[str | None]:
         """:meth:`Memory.observe_many <ucma_core.Memory.observe_many>`; items and defaults may
         not name another user or agent."""
@@ -144,9 +148,13 @@ class ScopedMemory:
         for item in listed:
             if isinstance(item, Mapping):
                 self._check_bound(item)
-        self._check_bound(defaults)
-        bound = {**defaults, "user_id": self._user_id, "agent_id": self._agent_id}
-        bound["session_id"] = self._session(defaults.get("session_id"))
+        self._check_bound(defaults)  # a caller passing a dict with ** is not checked by mypy
+        bound: ObserveDefaults = {
+            **defaults,
+            "user_id": self._user_id,
+            "agent_id": self._agent_id,
+            "session_id": self._session(defaults.get("session_id")),
+        }
         return self._memory.observe_many(listed, progress=progress, **bound)
 
     def upsert(

@@ -12,9 +12,10 @@ partner (``aobserve``, ``aremember``…) generated from it by
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ucma_core.errors import InvalidInputError
 from ucma_core.knowledge import Knowledge
@@ -41,8 +42,10 @@ from ucma_core.validation import (
     to_epoch,
 )
 
-if TYPE_CHECKING:
-    from typing_extensions import Unpack  # typing.Unpack for keyword arguments is 3.12+
+if sys.version_info >= (3, 11):
+    from typing import Unpack
+else:  # pragma: no cover - Python 3.10
+    from typing_extensions import Unpack
 
 __all__ = ["Memory"]
 

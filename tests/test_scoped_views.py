@@ -9,6 +9,7 @@ import pytest
 
 from ucma_core import Memory, ScopedMemory
 from ucma_core.errors import InvalidInputError, MemoryNotFoundError
+from ucma_core.records import ObserveDefaults, ScopedObserveDefaults
 
 #: Memory methods a view does not forward, and why.
 NOT_FORWARDED = {
@@ -44,6 +45,53 @@ def test_a_view_forwards_every_per_user_method_with_its_async_partner() -> None:
     assert missing == []
     for name in public - NOT_FORWARDED:
         assert inspect.iscoroutinefunction(getattr(ScopedMemory, "a" + name, None)), name
+
+
+#: View methods whose ``session_id`` is optional (the bound session) where Memory's is required.
+SESSION_DEFAULTED = {"history", "forget_session"}
+
+
+def test_a_view_method_takes_the_memory_methods_arguments_less_the_bound_ones() -> None:
+    """Real signatures, kept equal to Memory's: a misspelt keyword fails as it does on Memory."""
+    public = {n for n in dir(Memory) if not n.startswith("_") and hasattr(ScopedMemory, n)}
+    methods = sorted(
+        n
+        for n in public
+        if inspect.isfunction(getattr(ScopedMemory, n))
+        and not inspect.iscoroutinefunction(getattr(ScopedMemory, n))
+    )
+    assert {"observe", "remember", "history", "list_memories", "intentions"} <= set(methods)
+    for name in methods:
+        memory_sig = inspect.signature(getattr(Memory, name))
+        view_sig = inspect.signature(getattr(ScopedMemory, name))
+        expected = [p for p in memory_sig.parameters.values() if p.name not in ("user_id", "agent_id")]
+        if name == "observe_many":  # **defaults: Memory.observe's arguments, less the bound ones
+            expected = [
+                p.replace(annotation="Unpack[ScopedObserveDefaults]") if p.kind is p.VAR_KEYWORD else p
+                for p in expected
+            ]
+        if name in SESSION_DEFAULTED:
+            expected = [
+                p.replace(annotation="str | None", default=None) if p.name == "session_id" else p
+                for p in expected
+            ]
+        assert list(view_sig.parameters.values()) == expected, name
+        assert view_sig.return_annotation == memory_sig.return_annotation, name
+        assert name == "observe_many" or not any(p.kind is p.VAR_KEYWORD for p in expected), name
+        partner = inspect.signature(getattr(ScopedMemory, "a" + name))
+        assert list(partner.parameters.values()) == list(view_sig.parameters.values()), name
+
+
+def test_observe_many_defaults_are_observes_arguments() -> None:
+    observe = [p for p in inspect.signature(Memory.observe).parameters.values() if p.name != "self"]
+    hints = {p.name: p.annotation for p in observe}
+
+    def fields(typed: type) -> dict[str, str]:
+        return {n: getattr(a, "__forward_arg__", a) for n, a in typed.__annotations__.items()}
+
+    assert fields(ObserveDefaults) == hints
+    unbound = {n: a for n, a in hints.items() if n not in ("user_id", "agent_id")}
+    assert fields(ScopedObserveDefaults) == unbound
 
 
 def test_a_view_pins_and_unpins_only_its_own_memories(mem: Memory, clock) -> None:  # type: ignore[no-untyped-def]

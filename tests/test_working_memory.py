@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 
 import pytest
 
+import ucma_core
 from ucma_core import Memory, MemoryConfig
 from ucma_core.config import WorkingMemoryConfig
 from ucma_core.embedders import HashingEmbedder
@@ -28,17 +35,53 @@ def _wm(clock, **budgets: int) -> WorkingMemory:
     return WorkingMemory(cfg, WordCounter(), clock)
 
 
-def test_tiktoken_counts_offline_and_exactly(monkeypatch: pytest.MonkeyPatch) -> None:
+TEXTS = [
+    "The JWT expiry is 30 minutes.",
+    "Ça va? 日本語のテキスト 12345 <|endoftext|>\n\n  x",
+    "def f(x):\n    return x**2  # ok",
+]
+
+
+def test_tiktoken_counts_offline_and_exactly(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     counter = TiktokenCounter()
     assert counter.count("hello world") == 2
     assert counter.count("") == 0
     assert "TIKTOKEN_CACHE_DIR" not in os.environ  # the counter leaves the environment alone
     table = table_path("cl100k_base")
-    assert table is not None
-    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(table.parent))  # tiktoken's own reading of the same file
-    assert counter.count("The JWT expiry is 30 minutes.") == len(
-        tiktoken.get_encoding("cl100k_base").encode("The JWT expiry is 30 minutes.")
+    assert table is not None and table.parent == Path(ucma_core.__file__).parent / "data"
+    # tiktoken's own reading of the same file, from a cache named as tiktoken names it
+    url = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
+    shutil.copy(table, tmp_path / hashlib.sha1(url.encode()).hexdigest())
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    reference = tiktoken.get_encoding("cl100k_base")
+    for text in TEXTS:
+        assert counter.count(text) == len(reference.encode(text, disallowed_special=()))
+
+
+def test_the_default_table_ships_with_ucma_and_is_read_without_network_or_cache(tmp_path: Path) -> None:
+    """A fresh process, with tiktoken's downloads refused and llama-index hidden, counts
+    with the shipped table and writes nothing to tiktoken's cache."""
+    script = textwrap.dedent(
+        """
+        import sys, tiktoken.load
+        sys.modules["llama_index"] = None  # not installed
+        def refuse(*args, **kwargs):
+            raise AssertionError("tiktoken tried to read or fetch a table")
+        tiktoken.load.read_file = refuse
+        tiktoken.load.read_file_cached = refuse
+        from ucma_core.tokens import TiktokenCounter
+        print(TiktokenCounter().count("The JWT expiry is 30 minutes."))
+        """
     )
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    env = {**os.environ, "TIKTOKEN_CACHE_DIR": str(cache), "TMPDIR": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str(TiktokenCounter().count("The JWT expiry is 30 minutes."))
+    assert list(cache.iterdir()) == []
 
 
 def test_budgets_are_never_exceeded_with_the_real_tokenizer(clock) -> None:

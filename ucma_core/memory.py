@@ -12,6 +12,7 @@ partner (``aobserve``, ``aremember``…) generated from it by
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -22,7 +23,7 @@ from ucma_core.maintenance import Maintenance
 from ucma_core.memory_base import in_thread
 from ucma_core.progress import ProgressCallback, notify
 from ucma_core.reads import Reads, check_key
-from ucma_core.records import Intention, MemoryType, RetrievalResult, Source
+from ucma_core.records import Intention, MemoryType, ObserveDefaults, RetrievalResult, Source
 from ucma_core.retrieval.filters import Filters, check_metadata_filter
 from ucma_core.retrieval.router import RouteKind
 from ucma_core.scope import ANY, ScopeId
@@ -40,6 +41,11 @@ from ucma_core.validation import (
     check_unit,
     to_epoch,
 )
+
+if sys.version_info >= (3, 11):
+    from typing import Unpack
+else:  # pragma: no cover - Python 3.10
+    from typing_extensions import Unpack
 
 __all__ = ["Memory"]
 
@@ -246,10 +252,11 @@ class Memory(Reads, Knowledge, Maintenance, Transfer):
 
     def observe_many(
         self,
+        /,
         items: Iterable[str | Mapping[str, Any]],
         *,
         progress: ProgressCallback | None = None,
-        **defaults: Any,
+        **defaults: Unpack[ObserveDefaults],
     ) -> list[str | None]:
         """Observe many items with one embedding batch, one Chroma write and one journal append.
 

@@ -15,9 +15,9 @@ import os
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from ucma_core.config import MemoryConfig
 from ucma_core.embedders.cache import CachedEmbedder, as_embedder
@@ -75,14 +75,22 @@ def _folder(path: object) -> Path:
     return Path(text)
 
 
+S = TypeVar("S")
+P = ParamSpec("P")
 R = TypeVar("R")
 
 
-def in_thread(method: Callable[..., R], owner: str = "Memory") -> Callable[..., Any]:
-    """The async partner of a sync method: the same code, run in a worker thread."""
+def in_thread(
+    method: Callable[Concatenate[S, P], R], owner: str = "Memory"
+) -> Callable[Concatenate[S, P], Coroutine[Any, Any, R]]:
+    """The async partner of a sync method: the same code, run in a worker thread.
+
+    The partner keeps the method's signature for type checkers (``ParamSpec``), so a
+    misspelt keyword through ``aremember`` is caught as it is through ``remember``.
+    """
 
     @functools.wraps(method)
-    async def partner(self: Any, *args: Any, **kwargs: Any) -> R:
+    async def partner(self: S, /, *args: P.args, **kwargs: P.kwargs) -> R:
         return await asyncio.to_thread(method, self, *args, **kwargs)
 
     partner.__name__ = "a" + method.__name__

@@ -6,10 +6,11 @@ Every memory shares the fields of :class:`MemoryRecord`; each kind adds its own.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from enum import Enum
-from typing import Any
+from typing import Any, TypedDict
 
 from ucma_core.errors import InvalidInputError, UnknownMemoryTypeError
 
@@ -22,10 +23,12 @@ __all__ = [
     "LearningType",
     "MemoryRecord",
     "MemoryType",
+    "ObserveDefaults",
     "Procedure",
     "ProcedureStatus",
     "RetrievalResult",
     "RouteDecision",
+    "ScopedObserveDefaults",
     "Source",
     "Tier",
 ]
@@ -324,3 +327,27 @@ class RetrievalResult:
                 for turn in self.context
             ],
         }
+
+
+class ScopedObserveDefaults(TypedDict, total=False):
+    """What an item of ``ScopedMemory.observe_many`` may set, and its keyword defaults:
+    :meth:`Memory.observe <ucma_core.Memory.observe>`'s arguments less the bound scope."""
+
+    content: str
+    source: Source | str
+    session_id: str | None
+    timestamp: datetime | float | None
+    metadata: Mapping[str, Any] | None
+    tags: Sequence[str] | None
+    participants: Sequence[str] | None
+    importance: float | None
+    key: str | None
+    keep: bool
+
+
+class ObserveDefaults(ScopedObserveDefaults, total=False):
+    """The keyword defaults of :meth:`Memory.observe_many <ucma_core.Memory.observe_many>`:
+    :meth:`Memory.observe <ucma_core.Memory.observe>`'s arguments."""
+
+    user_id: str | None
+    agent_id: str | None

@@ -15,7 +15,8 @@ from typing import Any
 
 from ucma_core import Memory
 from ucma_core.embedders import HashingEmbedder
-from ucma_langchain.langgraph import ScriptedChatModel, UCMACheckpointer, UCMAStore, create_memory_agent
+from ucma_langchain.langgraph import UCMACheckpointer, UCMAStore, create_memory_agent
+from ucma_langchain.testing import ScriptedChatModel
 
 
 class WordCounter:

@@ -14,7 +14,6 @@ def test_langgraph_public_names() -> None:
         "RecallNode",
         "RunScope",
         "ScopeKeys",
-        "ScriptedChatModel",
         "UCMACheckpointer",
         "UCMAStore",
         "consolidation_node",
@@ -25,3 +24,10 @@ def test_langgraph_public_names() -> None:
     assert sorted(ucma_langchain.langgraph.__all__) == ucma_langchain.langgraph.__all__
     for name in ucma_langchain.langgraph.__all__:
         assert getattr(ucma_langchain.langgraph, name) is not None
+
+
+def test_the_test_model_lives_in_the_testing_module() -> None:
+    import ucma_langchain.testing
+
+    assert ucma_langchain.testing.__all__ == ["ScriptedChatModel"]
+    assert not hasattr(ucma_langchain.langgraph, "ScriptedChatModel")

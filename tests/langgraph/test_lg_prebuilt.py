@@ -12,7 +12,8 @@ from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.tools import tool
 
 from ucma_core import Memory
-from ucma_langchain.langgraph import ScriptedChatModel, UCMACheckpointer, UCMAStore, create_memory_agent
+from ucma_langchain.langgraph import UCMACheckpointer, UCMAStore, create_memory_agent
+from ucma_langchain.testing import ScriptedChatModel
 
 
 def cfg(thread: str, user: str = "ana") -> RunnableConfig:

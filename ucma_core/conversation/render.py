@@ -62,7 +62,7 @@ def render_memories(
         results: what ``Memory.remember`` returned, in its order.
         max_tokens: the budget for the whole block, header included (at least 1).
         token_counter: counts tokens (any object with ``count(text) -> int``);
-            default: tiktoken ``cl100k_base``, loaded offline (``ucma[local]``).
+            default: tiktoken ``cl100k_base``, shipped with ``ucma_core``.
         now: when given (``memory.now()``), each date also says how long ago it was.
         header: the first line; ``""`` for none.
         timezone: the time zone dates are shown in (an IANA name or a ``tzinfo``);

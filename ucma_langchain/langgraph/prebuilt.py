@@ -2,7 +2,7 @@
 
 :func:`create_memory_agent` builds the agent the docs and notebooks use. The model
 is any LangChain chat model that can ``bind_tools``; without one it uses
-:class:`ScriptedChatModel`, an offline model with fixed rules, so the graph runs
+:class:`~ucma_langchain.testing.ScriptedChatModel`, an offline model with fixed rules, so the graph runs
 with no key and no network. The agent has UCMA's memory tools (recall, save,
 forget, facts), bound on every run to the run's user (``configurable`` or context
 ``user_id``), plus any tools you give it.
@@ -17,22 +17,17 @@ forget, facts), bound on every run to the run's user (``configurable`` or contex
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from typing import Any
 
-from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel, LanguageModelInput
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
-from langchain_core.runnables import Runnable, RunnableConfig
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
+from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
-from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.store.base import BaseStore
-from pydantic import Field
 
 from ucma_core import Memory
 from ucma_core.errors import InvalidInputError
@@ -40,85 +35,21 @@ from ucma_core.tokens import TokenCounter
 from ucma_langchain.langgraph.checkpointer import UCMACheckpointer
 from ucma_langchain.langgraph.nodes import ConsolidationNode, RecallNode
 from ucma_langchain.langgraph.scope import ScopeKeys, scope_from_config
+from ucma_langchain.testing import ScriptedChatModel
 from ucma_langchain.tools import create_memory_tools
 
-__all__ = ["DEFAULT_SYSTEM_PROMPT", "MemoryAgentState", "ScriptedChatModel", "create_memory_agent"]
+__all__ = ["DEFAULT_SYSTEM_PROMPT", "MemoryAgentState", "create_memory_agent"]
 
 DEFAULT_SYSTEM_PROMPT = (
     "You are a helpful assistant with a long-term memory. Use the memories below when they help, "
     "and call save_memory when the user asks you to remember something."
 )
 
-_REMEMBER = re.compile(r"^\s*(?:please\s+)?remember(?:\s+that)?\s+(?P<fact>.+)$", re.I | re.S)
-
 
 class MemoryAgentState(MessagesState):
     """The agent's state: the conversation and the memories recalled for the last turn."""
 
     memories: str
-
-
-class ScriptedChatModel(BaseChatModel):
-    """An offline chat model with fixed rules, for tests, docs and notebooks.
-
-    * "remember (that) X" with ``save_memory`` bound → a ``save_memory(content=X)`` call;
-    * right after a tool result → "Saved." for ``save_memory``, else "Done: <result>";
-    * otherwise → "From memory: <first recalled memory>" when the system message holds
-      recalled memories, else "OK: <the user's message>".
-
-    Every prompt it receives is kept in :attr:`prompts` (shared by its ``bind_tools``
-    copies), so a test can check what the model saw.
-    """
-
-    prompts: list[list[BaseMessage]] = Field(default_factory=list)
-
-    @property
-    def _llm_type(self) -> str:
-        return "ucma-scripted"
-
-    def bind_tools(
-        self,
-        tools: Sequence[dict[str, Any] | type | Any],
-        *,
-        tool_choice: str | None = None,
-        **kwargs: Any,
-    ) -> Runnable[LanguageModelInput, AIMessage]:
-        names = [convert_to_openai_tool(t)["function"]["name"] for t in tools]
-        return self.bind(tool_names=names, **kwargs)
-
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        self.prompts.append(list(messages))
-        return ChatResult(
-            generations=[ChatGeneration(message=self._reply(messages, kwargs.get("tool_names") or []))]
-        )
-
-    def _reply(self, messages: list[BaseMessage], tool_names: list[str]) -> AIMessage:
-        last = messages[-1] if messages else HumanMessage("")
-        if isinstance(last, ToolMessage):
-            return AIMessage("Saved." if last.name == "save_memory" else f"Done: {last.text}")
-        text = last.text.strip()
-        wish = _REMEMBER.match(text)
-        if wish and "save_memory" in tool_names:
-            call = {
-                "name": "save_memory",
-                "args": {"content": wish["fact"].strip()},
-                "id": f"call-{len(self.prompts)}",
-            }
-            return AIMessage("", tool_calls=[call])
-        recalled = [
-            line[2:].split("] ", 1)[-1]
-            for m in messages
-            if isinstance(m, SystemMessage)
-            for line in m.text.splitlines()
-            if line.startswith("- ")
-        ]
-        return AIMessage(f"From memory: {recalled[0]}" if recalled else f"OK: {text}")
 
 
 def _system_prompt(base: str, memories: str) -> SystemMessage:
@@ -145,7 +76,7 @@ def create_memory_agent(
     Args:
         memory: the UCMA memory the agent recalls from and remembers into.
         model: a LangChain chat model that supports ``bind_tools``; default
-            :class:`ScriptedChatModel` (offline).
+            :class:`~ucma_langchain.testing.ScriptedChatModel` (offline).
         tools: more tools for the model, next to the memory tools.
         system_prompt: the system message; recalled memories are appended to it.
         k / max_tokens: how many memories to recall and the token budget of the block.

@@ -11,6 +11,7 @@ from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, Field
 
 from ucma_core import Memory, ScopedMemory
+from ucma_core.conversation import bind
 from ucma_core.records import RetrievalResult
 from ucma_core.scope import AnyScope
 
@@ -82,8 +83,10 @@ class UCMARetriever(BaseRetriever):
         scope = {"user_id": self.user_id, "agent_id": self.agent_id, "session_id": self.session_id}
         if isinstance(self.memory, Memory):
             args.update(scope)
-        else:  # a bound view checks the user and agent given, and narrows to a session given
-            args.update({what: value for what, value in scope.items() if value is not None})
+        else:  # a bound view: a user or agent given must be the view's; a session narrows the read
+            bind(self.memory, user_id=self.user_id, agent_id=self.agent_id)
+            if self.session_id is not None:
+                args["session_id"] = self.session_id
         return args
 
     def _get_relevant_documents(

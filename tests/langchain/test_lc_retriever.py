@@ -104,7 +104,7 @@ def test_scopes(memory: Memory) -> None:
     assert users(user_id="ana", session_id="other") == set()
     view = memory.scope(user_id="ben")
     assert {d.metadata["user_id"] for d in UCMARetriever(memory=view, k=10).invoke("Lisbon")} == {"ben"}
-    with pytest.raises(InvalidInputError, match="bound to user_id='ben'"):
+    with pytest.raises(InvalidInputError, match="contradicts the view's user_id='ben'"):
         UCMARetriever(memory=view, user_id="ana").invoke("Lisbon")
 
 

@@ -102,6 +102,13 @@ def clean_text(text: str) -> tuple[str, list[str]]:
     if nuls:
         text = text.replace("\x00", " ")
         notes.append(f"{nuls} NUL character{'s' if nuls > 1 else ''} replaced by a space")
+    if text.isascii():
+        return text, notes
+    try:
+        text.encode("utf-8")
+        return text, notes
+    except UnicodeEncodeError:
+        pass
     bad = sum(1 for c in text if 0xD800 <= ord(c) <= 0xDFFF)
     if bad:
         text = "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in text)

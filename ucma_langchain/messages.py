@@ -50,8 +50,13 @@ from langchain_core.messages.utils import MessageLikeRepresentation
 from ucma_core.conversation import ChatTurn
 from ucma_core.errors import InvalidInputError
 from ucma_core.records import MemoryRecord
+from ucma_core.validation import check_depth
 
 __all__ = ["from_episode", "from_episodes", "message_role", "to_turn", "to_turns"]
+
+#: How deep the tool calls may nest: they sit one level down in the turn's metadata
+#: (``{"tool_calls": [...]}``), which nests 31 levels at most.
+_CALLS_DEPTH = 30
 
 
 def message_role(message: BaseMessage) -> str:
@@ -101,7 +106,9 @@ def _split_content(content: object) -> tuple[str, list[str]]:
 def _tool_calls(message: BaseMessage) -> list[dict[str, Any]]:
     if not isinstance(message, AIMessage):
         return []
-    return [{"name": c["name"], "args": c["args"], "id": c.get("id")} for c in message.tool_calls]
+    calls = [{"name": c["name"], "args": c["args"], "id": c.get("id")} for c in message.tool_calls]
+    check_depth(calls, _CALLS_DEPTH, "a tool call")
+    return calls
 
 
 def _describe_calls(calls: list[dict[str, Any]]) -> str:

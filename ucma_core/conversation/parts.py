@@ -64,7 +64,7 @@ def split_text(text: str, max_chars: int) -> tuple[list[str], list[str]]:
     if len(trimmed) < len(text):
         notes.append(f"{len(text) - len(trimmed)} trailing whitespace characters dropped")
     run = max(1, max_chars // 4)
-    shortened = re.sub(r"\s{%d,}" % (run + 1), lambda m: m.group()[:run], trimmed)
+    shortened = re.sub(rf"\s{{{run + 1},}}", lambda m: m.group()[:run], trimmed)
     if len(shortened) < len(trimmed):
         notes.append(f"{len(trimmed) - len(shortened)} characters of long whitespace runs dropped")
     text = shortened

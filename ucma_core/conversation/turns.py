@@ -284,7 +284,9 @@ def turn_items(
     """
     if not isinstance(keep, bool):
         raise InvalidInputError(f"keep must be a bool, not {type(keep).__name__}")
-    if max_chars is not None and (isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 1):
+    if max_chars is not None and (
+        isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 1
+    ):
         raise InvalidInputError(f"max_chars must be a positive int or None, got {max_chars!r}")
     items: list[dict[str, Any]] = []
     positions: list[int] = []
@@ -295,7 +297,9 @@ def turn_items(
     return items, positions
 
 
-def _items_of(turn: ChatTurn, *, user_id: str | None, keep: bool, max_chars: int | None) -> list[dict[str, Any]]:
+def _items_of(
+    turn: ChatTurn, *, user_id: str | None, keep: bool, max_chars: int | None
+) -> list[dict[str, Any]]:
     """The items of one turn: none (empty), one, or one per part."""
     text, notes = clean_text(turn.text)
     if not text.strip():

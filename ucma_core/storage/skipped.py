@@ -126,7 +126,8 @@ class SkippedLog:
         new = list(entries)
         if not new:
             return
-        data = ("\n" if self._torn else "") + "".join(json.dumps(e.to_dict(), ensure_ascii=False) + "\n" for e in new).encode("utf-8")
+        lines = "".join(json.dumps(e.to_dict(), ensure_ascii=False) + "\n" for e in new)
+        data = (("\n" if self._torn else "") + lines).encode("utf-8")
         try:
             with open(self.path, "ab") as fh:
                 fh.write(data)

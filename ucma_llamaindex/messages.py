@@ -202,5 +202,6 @@ def to_message(record: MemoryRecord) -> ChatMessage:
 
 
 def to_messages(records: Sequence[MemoryRecord]) -> list[ChatMessage]:
-    """:func:`to_message` for each record, in order."""
-    return [to_message(record) for record in records]
+    """:func:`to_message` for each record, in order; the parts of a turn stored in parts
+    (see :mod:`ucma_core.conversation.parts`) become one message again."""
+    return [from_turn(turn) for turn in ChatTurn.from_records(records)]

@@ -9,7 +9,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from tests.langchain.lc_fakes import ScriptedChatModel
 from ucma_core import Memory
 from ucma_core.conversation import ChatTurn
-from ucma_langchain import UCMAMiddleware
+from ucma_langchain import UCMAChatMessageHistory, UCMAMiddleware
 
 
 def pasted_log(chars: int) -> str:
@@ -38,3 +38,13 @@ def test_nul_and_lone_surrogate_messages_get_answers(keep_all: Memory) -> None:
     assert second["messages"][-1].text == "ok two"
     stored = [r.content for r in keep_all.list_memories(user_id="ana", newest_first=False)]
     assert stored == ["my code is 12 34", "ok one", "a broken emoji \ufffd in Porto", "ok two"]
+
+
+def test_chat_history_reads_a_long_message_back_whole(keep_all: Memory) -> None:
+    log = pasted_log(150_000)
+    history = UCMAChatMessageHistory(keep_all, "s", user_id="ana")
+    history.add_messages([HumanMessage(log, id="m1"), AIMessage("Seen.", id="m2")])
+    assert len(keep_all.history(user_id="ana", session_id="s")) == 3  # the log in two parts
+    messages = history.messages
+    assert [(m.type, m.id) for m in messages] == [("human", "m1"), ("ai", "m2")]
+    assert messages[0].text == log

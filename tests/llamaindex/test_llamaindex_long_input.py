@@ -15,6 +15,7 @@ from ucma_core import Memory
 from ucma_core.conversation import ChatTurn
 from ucma_core.errors import InvalidInputError
 from ucma_llamaindex import UCMAChatMemory
+from ucma_llamaindex.messages import to_messages
 
 
 def pasted_log(chars: int) -> str:
@@ -45,6 +46,8 @@ def test_a_150000_character_message_gets_an_answer(keep_all: Memory) -> None:
     assert len(keep_all.history(user_id="ana", session_id="s")) == 3  # the log in two parts
     assert any("zqlog42" in h.content for h in keep_all.remember("deploy failed zqlog42", user_id="ana"))
     assert keep_all.skipped() == []
+    messages = to_messages(keep_all.history(user_id="ana", session_id="s"))  # the parts read back whole
+    assert [m.content for m in messages][:1] == [f"Why did this fail?\n{log}"] and len(messages) == 2
 
 
 def test_nul_and_lone_surrogate_messages_get_answers(keep_all: Memory) -> None:

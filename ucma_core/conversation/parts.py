@@ -28,10 +28,13 @@ are shortened to that length (so that no part is blank); the first part's
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["PART_KEYS", "is_part", "part_key", "part_metadata", "split_text"]
+if TYPE_CHECKING:
+    from ucma_core.records import MemoryRecord
+
+__all__ = ["PART_KEYS", "group_parts", "is_part", "part_key", "part_metadata", "split_text"]
 
 #: Metadata keys of a part: its number, how many parts, and which turn it belongs to.
 PART_KEYS = ("part", "parts", "part_of")
@@ -111,3 +114,26 @@ def is_part(metadata: Mapping[str, Any]) -> bool:
         and 1 <= part <= parts
         and parts > 1
     )
+
+
+def group_parts(records: Iterable[MemoryRecord]) -> list[list[MemoryRecord]]:
+    """``records`` (in history order) grouped by turn: consecutive parts of one turn form
+    one group, sorted by part number; every other record is a group of its own.
+
+    What :meth:`ChatTurn.from_records <ucma_core.conversation.ChatTurn.from_records>` and
+    the adapters' read-back (one framework message per group) build on.
+    """
+    groups: list[list[MemoryRecord]] = []
+    current: list[MemoryRecord] = []
+    for record in records:
+        meta = record.metadata
+        if current and not (is_part(meta) and meta["part_of"] == current[0].metadata["part_of"]):
+            groups.append(sorted(current, key=lambda r: int(r.metadata["part"])))
+            current = []
+        if is_part(meta):
+            current.append(record)
+        else:
+            groups.append([record])
+    if current:
+        groups.append(sorted(current, key=lambda r: int(r.metadata["part"])))
+    return groups

@@ -46,14 +46,14 @@ from __future__ import annotations
 import asyncio
 import math
 import uuid
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ucma_core.config import LimitsConfig
 from ucma_core.conversation.binding import bind
-from ucma_core.conversation.parts import is_part, part_key, part_metadata, split_text
+from ucma_core.conversation.parts import group_parts, part_key, part_metadata, split_text
 from ucma_core.conversation.seam import clean_text
 from ucma_core.errors import InvalidInputError
 from ucma_core.records import Episode, MemoryRecord
@@ -178,26 +178,21 @@ system, tool (or human, ai, chatbot, model, developer, function)
             >>> len(episodes), len(turns), turns[0].text == long.rstrip(), turns[0].message_id
             (3, 1, True, 'm1')
         """
-        out: list[ChatTurn] = []
-        group: list[MemoryRecord] = []
-        for record in records:
-            meta = record.metadata if isinstance(record, MemoryRecord) else {}
-            if group and not (is_part(meta) and meta["part_of"] == group[0].metadata["part_of"]):
-                out.append(cls._joined(group))
-                group = []
-            if is_part(meta):
-                group.append(record)
-            else:
-                out.append(cls.from_record(record))
-        if group:
-            out.append(cls._joined(group))
-        return out
+        listed = list(records)
+        for record in listed:
+            if not isinstance(record, MemoryRecord):
+                raise InvalidInputError(f"record must be a MemoryRecord, not {type(record).__name__}")
+        return [cls.from_part_records(group) for group in group_parts(listed)]
 
     @classmethod
-    def _joined(cls, parts: list[MemoryRecord]) -> ChatTurn:
-        ordered = sorted(parts, key=lambda r: int(r.metadata["part"]))
-        first = cls.from_record(ordered[0])
-        return replace(first, text="".join(r.content for r in ordered))
+    def from_part_records(cls, parts: Sequence[MemoryRecord]) -> ChatTurn:
+        """One turn from the records of its parts, in part order (a group of
+        :func:`~ucma_core.conversation.parts.group_parts`): the first part's turn with the
+        parts' texts joined. One record gives :meth:`from_record`."""
+        if not parts:
+            raise InvalidInputError("from_part_records needs at least one record")
+        first = cls.from_record(parts[0])
+        return first if len(parts) == 1 else replace(first, text="".join(r.content for r in parts))
 
     @classmethod
     def from_record(cls, record: MemoryRecord) -> ChatTurn:

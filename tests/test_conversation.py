@@ -32,22 +32,9 @@ DAY = 86_400.0
 
 
 def test_public_names() -> None:
-    assert ucma_core.conversation.__all__ == [
-        "UNSET",
-        "ChatTurn",
-        "Target",
-        "ToolSpec",
-        "Unset",
-        "aobserve_turns",
-        "bind",
-        "clean_text",
-        "memory_tools",
-        "observe_turns",
-        "recall_query",
-        "render_memories",
-        "stated_user",
-        "turn_items",
-    ]
+    assert {"ChatTurn", "Target", "ToolSpec", "bind", "observe_turns", "render_memories"} <= set(
+        ucma_core.conversation.__all__
+    )  # the full list is frozen in tests/test_exports.py
 
 
 @pytest.mark.parametrize("module", [turns_module, render_module, tools_module])

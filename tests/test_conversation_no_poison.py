@@ -238,6 +238,12 @@ def test_a_refused_turn_is_skipped_recorded_and_blocks_nothing(folder: Path, clo
     assert info.code == 0 and "skipped    1 message(s) not stored" in info.out, info.out + info.err
     as_json = ucma("info", folder, "--embedder", "hashing", "--json").json()
     assert as_json["skipped"][0]["message_id"] == "bad1"
+    checked = ucma("verify", folder, "--embedder", "hashing")
+    assert checked.code == 0 and "1 chat turn(s) were not stored" in checked.out, checked.out
+    assert (
+        ucma("verify", folder, "--embedder", "hashing", "--json").json()["checks"]["skipped"][0]["role"]
+        == "user"
+    )
     with Memory(folder, embedder=HashingEmbedder(), clock=clock) as again:  # durable
         assert again.skipped() == [entry]
         assert again.skipped(user_id="ben") == []

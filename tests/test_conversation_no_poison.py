@@ -247,9 +247,13 @@ def test_a_refused_turn_is_skipped_recorded_and_blocks_nothing(folder: Path, clo
     with Memory(folder, embedder=HashingEmbedder(), clock=clock) as again:  # durable
         assert again.skipped() == [entry]
         assert again.skipped(user_id="ben") == []
-        # observing the batch again stores nothing twice, and records the refusal again
+        # observing the batch again (a mirror catching up) stores nothing twice, and the
+        # refusal of a message with an id is recorded once; one without an id each time
         assert observe_turns(again, batch, user_id="ana", session_id="s") == ids
-        assert len(again.skipped(user_id="ana")) == 2
+        assert again.skipped(user_id="ana") == [entry]
+        anonymous = ChatTurn("user", "no id", timestamp=MS_TIMESTAMP)
+        observe_turns(again, [anonymous, anonymous], user_id="ana", session_id="s")
+        assert len(again.skipped(user_id="ana")) == 3
 
 
 def test_forget_user_and_forget_session_remove_the_records(mem: Memory) -> None:

@@ -90,6 +90,10 @@ def reason_of(error: BaseException) -> str:
     return _QUOTED.sub("'…'", str(error))[:_REASON_CHARS] or type(error).__name__
 
 
+def _same(entry: Skipped) -> tuple[str | None, ...]:
+    return (entry.user_id, entry.agent_id, entry.session_id, entry.message_id, entry.role, entry.reason)
+
+
 class SkippedLog:
     """The ``skipped.jsonl`` file of one folder (callers serialise access)."""
 
@@ -122,8 +126,16 @@ class SkippedLog:
         return len(self._entries)
 
     def add(self, entries: Iterable[Skipped]) -> None:
-        """Append ``entries`` durably (written and fsynced before this returns)."""
-        new = list(entries)
+        """Append ``entries`` durably (written and fsynced before this returns). A message
+        with an id that is already recorded for the same reason is not recorded again (a
+        mirror that observes a thread again after a restart meets it again)."""
+        seen = {_same(e) for e in self._entries if e.message_id is not None}
+        new: list[Skipped] = []
+        for entry in entries:
+            if entry.message_id is None or _same(entry) not in seen:
+                new.append(entry)
+                if entry.message_id is not None:
+                    seen.add(_same(entry))
         if not new:
             return
         lines = "".join(json.dumps(e.to_dict(), ensure_ascii=False) + "\n" for e in new)

@@ -21,7 +21,7 @@ pytestmark = [
 ]
 
 SEED = int(os.environ.get("UCMA_FAULT_SEED", "20251126"))
-TRIALS = 3
+TRIALS = 2  # per adapter here; python -m benchmarks.faults_report runs more
 
 
 @pytest.mark.timeout(900)

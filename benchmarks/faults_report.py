@@ -1,6 +1,7 @@
 """The fault table: crash, disk-full, damaged-file and hostile-input trials against UCMA.
 
-    python -m benchmarks.faults_report [--kills 10] [--crash-repeats 2] [--seed N] [--no-tmpfs]
+    python -m benchmarks.faults_report [--kills 10] [--crash-repeats 2] [--adapter-kills 5] [--seed N]
+                                       [--no-tmpfs] [--adapters-only]
 
 Every multi-record operation (``observe_many``, exclusive ``assert_fact``, ``upsert``,
 ``forget``, ``forget_user``, the ``group`` / ``extract`` / ``patterns`` consolidation
@@ -15,6 +16,11 @@ lost, partial states seen after reopening, clear errors (a UCMA error that says 
 wrong), other errors (anything else), hangs, silent wipes and bytes of a forgotten user's
 text left in the folder (``residue``); then the details of any trial that was not clean.
 The scenarios live in ``tests/faults/scenarios.py`` and are the ones the tests run.
+
+A second table does the same at the adapters (``tests/faults/adapter_scenarios.py``): a
+``create_agent`` + ``UCMAMiddleware`` agent and LlamaIndex chat engines with
+``UCMAChatMemory`` are killed during their turns (``--adapter-kills`` times each); it counts
+the messages the framework acknowledged, those lost and those stored twice.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from tests.faults import adapter_scenarios as ad
 from tests.faults import scenarios as sc
 
 
@@ -35,6 +42,8 @@ def main() -> None:
     parser.add_argument("--crash-repeats", type=int, default=2, help="trials per crash point")
     parser.add_argument("--seed", type=int, default=20250611)
     parser.add_argument("--no-tmpfs", action="store_true", help="skip the real full-disk trial")
+    parser.add_argument("--adapter-kills", type=int, default=5, help="SIGKILL trials per adapter")
+    parser.add_argument("--adapters-only", action="store_true", help="only the adapters' table")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     outcomes: list[sc.Outcome] = []
@@ -48,30 +57,39 @@ def main() -> None:
             n += 1
             return work / f"t{n}"
 
-        for name in sc.SCENARIOS:
-            for _ in range(args.kills):
-                outcomes.append(sc.kill_trial(name, next_dir(), rng))
-            for point in sc.POINTS_FOR[name]:
-                for skip in range(args.crash_repeats):
-                    outcomes.append(sc.crash_trial(name, point, next_dir(), skip=skip))
+        if not args.adapters_only:
+            for name in sc.SCENARIOS:
+                for _ in range(args.kills):
+                    outcomes.append(sc.kill_trial(name, next_dir(), rng))
+                for point in sc.POINTS_FOR[name]:
+                    for skip in range(args.crash_repeats):
+                        outcomes.append(sc.crash_trial(name, point, next_dir(), skip=skip))
+                print(f"{name}: done ({time.monotonic() - started:.0f} s)", file=sys.stderr, flush=True)
+            for where in ("journal", "keyword index", "Chroma", "Chroma replace"):
+                outcomes.append(sc.disk_full_trial(where, next_dir()))
+            outcomes.append(sc.hang_trial(next_dir()))
+            if not args.no_tmpfs and sc.tmpfs_available():
+                outcomes.append(sc.tmpfs_trial(next_dir(), guard=0))
+                outcomes.append(sc.tmpfs_trial(next_dir(), guard=512 * 1024))
+            template = sc.damage_template(next_dir())
+            for case in sc.DAMAGE:
+                outcomes.append(sc.damage_trial(case, next_dir(), template))
+            hostile = sc.hostile_trial(next_dir())
+            for o in hostile:  # one row for all hostile calls, one for the close() race
+                if o.operation == "hostile input":
+                    o.fault = f"{len(sc.HOSTILE)} kinds of bad argument"
+            outcomes += hostile
+        adapter_outcomes: list[ad.AdapterOutcome] = []
+        for name in ad.ADAPTERS:
+            for _ in range(args.adapter_kills):
+                adapter_outcomes.append(ad.kill_trial(name, next_dir(), rng))
             print(f"{name}: done ({time.monotonic() - started:.0f} s)", file=sys.stderr, flush=True)
-        for where in ("journal", "keyword index", "Chroma", "Chroma replace"):
-            outcomes.append(sc.disk_full_trial(where, next_dir()))
-        outcomes.append(sc.hang_trial(next_dir()))
-        if not args.no_tmpfs and sc.tmpfs_available():
-            outcomes.append(sc.tmpfs_trial(next_dir(), guard=0))
-            outcomes.append(sc.tmpfs_trial(next_dir(), guard=512 * 1024))
-        template = sc.damage_template(next_dir())
-        for case in sc.DAMAGE:
-            outcomes.append(sc.damage_trial(case, next_dir(), template))
-        hostile = sc.hostile_trial(next_dir())
-        for o in hostile:  # one row for all hostile calls, one for the close() race
-            if o.operation == "hostile input":
-                o.fault = f"{len(sc.HOSTILE)} kinds of bad argument"
-        outcomes += hostile
-    print(sc.table(outcomes))
-    print(f"\n{len(outcomes)} trials in {time.monotonic() - started:.0f} s")
-    bad = [o for o in outcomes if not o.clean]
+    if outcomes:
+        print(sc.table(outcomes))
+    print("\nAt the adapters:\n" + ad.table(adapter_outcomes))
+    trials = len(outcomes) + len(adapter_outcomes)
+    print(f"\n{trials} trials in {time.monotonic() - started:.0f} s")
+    bad = [o for o in [*outcomes, *adapter_outcomes] if not o.clean]
     for o in bad:
         print(f"- {o.operation} / {o.fault}: {'; '.join(o.detail)[:600]}")
     sys.exit(1 if bad else 0)

@@ -370,13 +370,12 @@ def test_keep_false_lets_the_threshold_drop_small_talk(folder: Path, clock: Any)
         assert observe_turns(mem, [ChatTurn("user", "ok")], user_id="ana")[0] is not None
 
 
-def test_a_refused_turn_stores_nothing(folder: Path, clock: Any) -> None:
+def test_an_over_long_turn_is_stored_in_parts_not_refused(folder: Path, clock: Any) -> None:
     config = MemoryConfig(max_content_chars=50)
     with Memory(folder, embedder=HashingEmbedder(), clock=clock, config=config) as mem:
         turns = [ChatTurn("user", "fine"), ChatTurn("user", "x" * 51), ChatTurn("user", "also fine")]
-        with pytest.raises(InvalidInputError, match="over the limit"):
-            observe_turns(mem, turns, user_id="ana")
-        assert mem.stats()["memories"] == 0
+        ids = observe_turns(mem, turns, user_id="ana")
+        assert all(ids) and mem.stats()["memories"] == 4  # the long turn in two parts
 
 
 def test_timestamps_and_history_round_trip(mem: Memory, clock: Any) -> None:

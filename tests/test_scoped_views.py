@@ -19,6 +19,8 @@ NOT_FORWARDED = {
     "close",
     "stats",  # whole-folder reads and maintenance
     "verify",
+    "skipped",  # the folder's record of turns not stored (each record names its scope)
+    "record_skipped",
     "prune",
     "expire",
     "consolidate",

@@ -8,8 +8,9 @@ forgetting engine (:mod:`ucma_core.dynamics.forgetting`, through
 
 from __future__ import annotations
 
+import dataclasses
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from ucma_core.progress import ProgressCallback
 from ucma_core.protocols import Embedder
 from ucma_core.records import MemoryType
 from ucma_core.scope import ANY, ScopeId
+from ucma_core.storage.skipped import Skipped
 from ucma_core.storage.verify import RepairReport, VerifyReport
 from ucma_core.validation import check_names, to_epoch
 
@@ -100,7 +102,33 @@ class Maintenance(MemoryBase):
             raise InvalidInputError(f"deep must be a bool, not {type(deep).__name__}")
         with self._lock:
             self._check_open()
-            return self._stores.backend.verify(deep=deep)
+            report = self._stores.backend.verify(deep=deep)
+            return dataclasses.replace(report, skipped=tuple(self._stores.skipped.entries()))
+
+    def skipped(
+        self, *, user_id: ScopeId = ANY, agent_id: ScopeId = None, session_id: ScopeId = None
+    ) -> list[Skipped]:
+        """Messages the conversation helpers were handed and did not store, oldest first
+        (by default every user's; see :mod:`ucma_core.storage.skipped`). A record holds ids,
+        a reason and a length, never the text; ``forget_user`` removes the user's records."""
+        scope = self._scope(user_id, agent_id, session_id)
+        with self._lock:
+            self._check_open()
+            return self._stores.skipped.entries(scope)
+
+    def record_skipped(self, entries: Iterable[Skipped]) -> None:
+        """Record messages that were not stored (durable when this returns), so that
+        :meth:`verify`, :meth:`stats` and ``ucma info`` show them. An adapter that leaves
+        a message out calls it; :func:`~ucma_core.conversation.observe_turns` does."""
+        if isinstance(entries, Skipped):
+            raise InvalidInputError("record_skipped takes a list of Skipped records")
+        new = list(entries)
+        for entry in new:
+            if not isinstance(entry, Skipped):
+                raise InvalidInputError(f"record_skipped takes Skipped records, not {type(entry).__name__}")
+        with self._lock:
+            self._check_open()
+            self._stores.skipped.add(new)
 
     @classmethod
     def repair(

@@ -568,6 +568,8 @@ class Memory(Reads, Knowledge, Maintenance, Transfer):
     aneighbours = in_thread(Knowledge.neighbours)
     aedges = in_thread(Knowledge.edges)
     averify = in_thread(Maintenance.verify)
+    askipped = in_thread(Maintenance.skipped)
+    arecord_skipped = in_thread(Maintenance.record_skipped)
     aprune = in_thread(Maintenance.prune)
     aexpire = in_thread(Maintenance.expire)
     aconsolidate = in_thread(Maintenance.consolidate)

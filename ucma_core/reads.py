@@ -178,6 +178,7 @@ class Reads(MemoryBase):
                 "graph_edges": graph.edge_count(),
                 "sensory_buffer": len(self.sensory),
                 "sensory_total": self.sensory.total_ingested,
+                "skipped": len(self._stores.skipped),
                 "embedder": self._embedder.name,
                 "dimension": self._embedder.dimension,
                 "embedding_cache": {"hits": self._embedder.hits, "misses": self._embedder.misses},

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any, cast
 
@@ -22,6 +22,7 @@ __all__ = [
     "EPOCH_MAX",
     "EPOCH_MIN",
     "check_content",
+    "check_depth",
     "check_metadata",
     "check_names",
     "check_scope_id",
@@ -82,23 +83,41 @@ def check_scope_id(value: object, what: str) -> str | None:
     return check_text(value, what)
 
 
-def _shape(value: object, limits: LimitsConfig) -> None:
-    """Check the nesting depth without recursion (a deep structure must not crash the check)."""
+def check_depth(value: object, max_depth: int, what: str = "metadata", hint: str = "") -> None:
+    """Refuse ``value`` when its dicts, lists and tuples nest more than ``max_depth`` levels
+    (``value`` itself, when a container, is level 1).
+
+    The walk uses no recursion, so a structure nested 100,000 deep (or one that contains
+    itself) gets this :class:`InvalidInputError`, never a ``RecursionError``; check a value
+    with it before ``json.dumps`` or any recursive walk.
+
+    Examples:
+        >>> check_depth({"a": [{"b": 1}]}, 3)
+        >>> deep = {}
+        >>> for _ in range(100_000):
+        ...     deep = {"x": deep}
+        >>> check_depth(deep, 32, "a Store value")
+        Traceback (most recent call last):
+        ...
+        ucma_core.errors.InvalidInputError: a Store value is nested more than 32 levels deep
+    """
     stack: list[tuple[object, int]] = [(value, 1)]
     while stack:
         item, depth = stack.pop()
-        if isinstance(item, dict):
+        if isinstance(item, Mapping):
             children: Iterable[object] = item.values()
         elif isinstance(item, (list, tuple)):
             children = item
         else:
             continue
-        if depth > limits.max_metadata_depth:
-            raise InvalidInputError(
-                f"metadata is nested more than {limits.max_metadata_depth} levels deep "
-                "(MemoryConfig.limits.max_metadata_depth)"
-            )
+        if depth > max_depth:
+            raise InvalidInputError(f"{what} is nested more than {max_depth} levels deep{hint}")
         stack.extend((child, depth + 1) for child in children)
+
+
+def _shape(value: object, limits: LimitsConfig) -> None:
+    """Check the nesting depth without recursion (a deep structure must not crash the check)."""
+    check_depth(value, limits.max_metadata_depth, "metadata", " (MemoryConfig.limits.max_metadata_depth)")
 
 
 def check_metadata(value: object, *, limits: LimitsConfig | None = None) -> dict[str, Any]:

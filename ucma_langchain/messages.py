@@ -31,7 +31,7 @@ and the fields above; omitted blocks stay omitted).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from langchain_core.messages import (
@@ -48,10 +48,16 @@ from langchain_core.messages import (
 from langchain_core.messages.utils import MessageLikeRepresentation
 
 from ucma_core.conversation import ChatTurn
+from ucma_core.conversation.parts import group_parts
 from ucma_core.errors import InvalidInputError
 from ucma_core.records import MemoryRecord
+from ucma_core.validation import check_depth
 
 __all__ = ["from_episode", "from_episodes", "message_role", "to_turn", "to_turns"]
+
+#: How deep the tool calls may nest: they sit one level down in the turn's metadata
+#: (``{"tool_calls": [...]}``), which nests 31 levels at most.
+_CALLS_DEPTH = 30
 
 
 def message_role(message: BaseMessage) -> str:
@@ -101,7 +107,9 @@ def _split_content(content: object) -> tuple[str, list[str]]:
 def _tool_calls(message: BaseMessage) -> list[dict[str, Any]]:
     if not isinstance(message, AIMessage):
         return []
-    return [{"name": c["name"], "args": c["args"], "id": c.get("id")} for c in message.tool_calls]
+    calls = [{"name": c["name"], "args": c["args"], "id": c.get("id")} for c in message.tool_calls]
+    check_depth(calls, _CALLS_DEPTH, "a tool call")
+    return calls
 
 
 def _describe_calls(calls: list[dict[str, Any]]) -> str:
@@ -202,9 +210,13 @@ def from_episode(record: MemoryRecord) -> BaseMessage:
         >>> (message.type, message.content)
         ('ai', 'hello')
     """
-    turn = ChatTurn.from_record(record)
+    return _from_parts([record])
+
+
+def _from_parts(records: Sequence[MemoryRecord]) -> BaseMessage:
+    turn = ChatTurn.from_part_records(records)
     meta = turn.metadata
-    message_id = turn.message_id or record.id
+    message_id = turn.message_id or records[0].id
     if turn.role == "assistant":
         calls = meta.get("tool_calls") or []
         return AIMessage(
@@ -228,5 +240,6 @@ def from_episode(record: MemoryRecord) -> BaseMessage:
 
 
 def from_episodes(records: Iterable[MemoryRecord]) -> list[BaseMessage]:
-    """:func:`from_episode` for each record, in order."""
-    return [from_episode(r) for r in records]
+    """:func:`from_episode` for each record, in order; the parts of a turn stored in parts
+    (see :mod:`ucma_core.conversation.parts`) become one message again."""
+    return [_from_parts(group) for group in group_parts(records)]

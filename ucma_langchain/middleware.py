@@ -35,7 +35,7 @@ except ImportError as e:
     raise missing(e, extra="agents", feature="ucma_langchain.UCMAMiddleware") from e
 
 from ucma_core import ConsolidationReport, Memory, ScopedMemory
-from ucma_core.conversation import aobserve_turns, observe_turns, render_memories
+from ucma_core.conversation import aobserve_turns, observe_turns, recall_query, render_memories
 from ucma_core.errors import ClosedMemoryError, InvalidInputError
 from ucma_core.records import RetrievalResult
 from ucma_langchain._scope import MemoryLike, view_of
@@ -66,7 +66,9 @@ def _latest_user_text(messages: Sequence[BaseMessage]) -> str | None:
     for message in reversed(messages):
         if isinstance(message, HumanMessage):
             turn = to_turn(message)
-            return None if turn is None or turn.metadata.get("placeholder") else turn.text
+            return (
+                None if turn is None or turn.metadata.get("placeholder") else recall_query(turn.text) or None
+            )
     return None
 
 

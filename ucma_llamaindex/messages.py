@@ -44,6 +44,7 @@ from pydantic import BaseModel
 from ucma_core.conversation import ChatTurn
 from ucma_core.errors import InvalidInputError
 from ucma_core.records import MemoryRecord
+from ucma_core.validation import check_depth
 
 __all__ = ["from_turn", "message_text", "to_message", "to_messages", "to_turn", "to_turns"]
 
@@ -74,14 +75,21 @@ def _jsonable(value: object) -> object:
     raise TypeError(f"{type(value).__name__} is not JSON-able")
 
 
+#: How deep a kept value may nest: it sits four levels down in the turn's metadata
+#: (``{"llamaindex": {"additional_kwargs": {key: value}}}``), which nests 31 at most.
+_KWARG_DEPTH = 27
+
+
 def _kept_kwargs(kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """The JSON-able ``additional_kwargs`` (what is not, or nests too deep, is left out)."""
     kept: dict[str, Any] = {}
     for key, value in kwargs.items():
         if key in _NOT_KEPT or not isinstance(key, str):
             continue
         try:
+            check_depth(value, _KWARG_DEPTH)
             kept[key] = json.loads(json.dumps(value, default=_jsonable, allow_nan=False))
-        except (TypeError, ValueError):
+        except (TypeError, ValueError):  # InvalidInputError is a ValueError
             continue
     return kept
 
@@ -93,6 +101,7 @@ def _tool_calls(message: ChatMessage, kwargs: Mapping[str, Any]) -> list[dict[st
         if isinstance(block, ToolCallBlock)
     ]
     if calls:
+        check_depth(calls, _KWARG_DEPTH, "a tool call")
         return json.loads(json.dumps(calls, default=_jsonable))  # type: ignore[no-any-return]
     legacy = kwargs.get("tool_calls")
     for call in legacy if isinstance(legacy, list) else []:
@@ -193,5 +202,6 @@ def to_message(record: MemoryRecord) -> ChatMessage:
 
 
 def to_messages(records: Sequence[MemoryRecord]) -> list[ChatMessage]:
-    """:func:`to_message` for each record, in order."""
-    return [to_message(record) for record in records]
+    """:func:`to_message` for each record, in order; the parts of a turn stored in parts
+    (see :mod:`ucma_core.conversation.parts`) become one message again."""
+    return [from_turn(turn) for turn in ChatTurn.from_records(records)]

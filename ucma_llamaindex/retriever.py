@@ -9,7 +9,7 @@ from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.callbacks import CallbackManager
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
-from ucma_core.conversation import bind
+from ucma_core.conversation import bind, recall_query
 from ucma_core.errors import InvalidInputError
 from ucma_core.memory import Memory
 from ucma_core.records import MemoryType, RetrievalResult
@@ -110,7 +110,9 @@ class UCMARetriever(BaseRetriever):
         return [to_node(r, llm_metadata_keys=self.llm_metadata_keys) for r in results]
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        return self._nodes(self._view.remember(query_bundle.query_str, k=self.k, **self._options))
+        query = recall_query(query_bundle.query_str) or query_bundle.query_str  # a pasted log is clipped
+        return self._nodes(self._view.remember(query, k=self.k, **self._options))
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        return self._nodes(await self._view.aremember(query_bundle.query_str, k=self.k, **self._options))
+        query = recall_query(query_bundle.query_str) or query_bundle.query_str
+        return self._nodes(await self._view.aremember(query, k=self.k, **self._options))

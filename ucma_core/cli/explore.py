@@ -168,6 +168,7 @@ def _info(args: argparse.Namespace, out: Output) -> int:
         stats = memory.stats()
         scopes = _scopes(memory)
         disk = _disk(memory.path)
+        skipped = memory.skipped()
     data = {
         "path": str(Path(args.path).resolve()),
         "embedder": {"name": stats["embedder"], "dimension": stats["dimension"]},
@@ -177,6 +178,7 @@ def _info(args: argparse.Namespace, out: Output) -> int:
         "graph": {"nodes": stats["graph_nodes"], "edges": stats["graph_edges"]},
         "disk": {"total": sum(disk.values()), "files": disk},
         "scopes": scopes,
+        "skipped": [entry.to_dict() for entry in skipped],
     }
     if out.json_mode:
         out.json(data)
@@ -189,6 +191,10 @@ def _info(args: argparse.Namespace, out: Output) -> int:
     out.print(f"  graph      {stats['graph_nodes']} nodes, {stats['graph_edges']} edges")
     parts = ", ".join(f"{name} {_size(size)}" for name, size in disk.items() if size)
     out.print(f"  disk       {_size(sum(disk.values()))} ({parts})")
+    if skipped:
+        out.print(f"  skipped    {len(skipped)} message(s) not stored (Memory.skipped() lists them):")
+        for reason, n in Counter(entry.reason for entry in skipped).most_common(3):
+            out.print(f"             {n} x {short(reason, 100)}")
     if scopes:
         out.print()
         heads = [t.value for t in MemoryType]

@@ -276,6 +276,8 @@ def _print_verify(out: Output, data: dict[str, Any], report: VerifyReport | None
         out.print(f"  problem: {problem}")
     for note in report.notes:
         out.print(f"  recovered on open: {note}")
+    if report.skipped:
+        out.print(f"  {len(report.skipped)} chat turn(s) were not stored (see ucma info, Memory.skipped())")
     if not report.ok and not repairing:
         out.print("run again with --repair to repair the folder")
 

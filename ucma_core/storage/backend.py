@@ -75,6 +75,7 @@ _OWN_FILES = frozenset(
         JOURNAL,
         PREV_SNAPSHOT,
         PREV_JOURNAL,
+        "skipped.jsonl",  # ucma_core.storage.skipped
     }
 )
 _PAGE = 1000

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ucma_core.storage.skipped import Skipped
+
 __all__ = ["RepairReport", "VerifyReport"]
 
 
@@ -32,6 +34,9 @@ class VerifyReport:
         problems: other trouble (an unfinished rollback or deletion, an unreadable vector index).
         notes: recoveries made without loss when the folder was opened (a torn journal
             line, a damaged snapshot replaced by the previous one, a rebuilt index).
+        skipped: messages the conversation helpers were handed and did not store (see
+            :mod:`ucma_core.storage.skipped`), oldest first. They do not make the folder
+            inconsistent, so they leave :attr:`ok` as it is.
     """
 
     chroma_records: int
@@ -45,6 +50,7 @@ class VerifyReport:
     bare_nodes: tuple[str, ...] = ()
     problems: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    skipped: tuple[Skipped, ...] = ()
 
     @property
     def ok(self) -> bool:

@@ -27,6 +27,7 @@ from ucma_core.records import Episode, MemoryRecord, MemoryType
 from ucma_core.scope import Scope
 from ucma_core.storage.backend import Backend
 from ucma_core.storage.graph import EdgeType
+from ucma_core.storage.skipped import SkippedLog
 from ucma_core.stores.context import StoreContext
 from ucma_core.stores.episodic import EpisodeDraft, EpisodicStore
 from ucma_core.stores.learning import LearningStore
@@ -58,6 +59,7 @@ class FolderStores:
             repair=repair,
         )
         self.ctx = StoreContext(self.backend, embedder, config, clock)
+        self.skipped = SkippedLog(self.backend.folder)
         self._new_stores()
         try:
             self._open_indexes()
@@ -262,6 +264,7 @@ class FolderStores:
         entities, and their text, vectors and keys are then erased from every file of the
         folder (:meth:`Backend.scrub`). An interrupted call is finished on the next call
         or open."""
+        self.skipped.forget(scope)  # ids only, no text: nothing to scrub
         ids = [i for i, _ in self.scan(scope)]
         entities = (
             [i for i, a in self.graph.nodes() if a.get("kind") == "entity" and scope.admits(a)]

@@ -26,12 +26,14 @@ from langgraph.store.base import Item, SearchItem, get_text_at_path, tokenize_pa
 
 from ucma_core.errors import InvalidInputError
 from ucma_core.records import MemoryRecord
+from ucma_core.validation import check_depth
 
 __all__ = [
     "CREATED",
     "EXPIRES",
     "INDEXED",
     "KEY",
+    "MAX_DEPTH",
     "NAMESPACE",
     "TTL",
     "UPDATED",
@@ -56,17 +58,23 @@ EXPIRES = "lg_expires"
 
 _OPERATORS = ("$eq", "$ne", "$gt", "$gte", "$lt", "$lte")
 
+#: How deep a Store value or filter may nest (dicts and lists); deeper ones are refused
+#: with an InvalidInputError before any recursive step (JSON encoding, matching) sees them.
+MAX_DEPTH = 100
+
 
 def check_value(value: object) -> dict[str, Any]:
     """A Store value: a dict with str keys that comes back from JSON exactly as given.
 
     Raises:
-        InvalidInputError: a value that is not a dict, or holds something JSON cannot
-            carry unchanged (a set, a datetime, a tuple, NaN, a non-str key).
+        InvalidInputError: a value that is not a dict, nests more than :data:`MAX_DEPTH`
+            levels, or holds something JSON cannot carry unchanged (a set, a datetime, a
+            tuple, NaN, a non-str key).
     """
     if not isinstance(value, Mapping):
         raise InvalidInputError(f"a Store value must be a dict, not {type(value).__name__}")
     plain = dict(value)
+    check_depth(plain, MAX_DEPTH, "a Store value", "; store deep structures flatter or as text")
     try:
         encoded = json.dumps(plain, allow_nan=False, ensure_ascii=False)
     except (TypeError, ValueError) as e:
@@ -105,12 +113,14 @@ def check_filter(filter: object) -> dict[str, Any]:
     (``$eq``, ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte``).
 
     Raises:
-        InvalidInputError: a filter that is not a dict, or an unknown operator.
+        InvalidInputError: a filter that is not a dict, nests more than :data:`MAX_DEPTH`
+            levels, or has an unknown operator.
     """
     if filter is None:
         return {}
     if not isinstance(filter, Mapping):
         raise InvalidInputError(f"filter must be a dict of value fields, not {type(filter).__name__}")
+    check_depth(filter, MAX_DEPTH, "a Store filter")
 
     def walk(condition: object, where: str) -> None:
         if isinstance(condition, Mapping):

@@ -8,6 +8,7 @@ forgetting engine (:mod:`ucma_core.dynamics.forgetting`, through
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Sequence
 from datetime import datetime, timedelta
@@ -100,7 +101,9 @@ class Maintenance(MemoryBase):
             raise InvalidInputError(f"deep must be a bool, not {type(deep).__name__}")
         with self._lock:
             self._check_open()
-            return self._stores.backend.verify(deep=deep)
+            report = self._stores.backend.verify(deep=deep)
+        extra = self._attachment_problems()
+        return dataclasses.replace(report, problems=report.problems + tuple(extra)) if extra else report
 
     @classmethod
     def repair(

@@ -168,6 +168,10 @@ def _info(args: argparse.Namespace, out: Output) -> int:
         stats = memory.stats()
         scopes = _scopes(memory)
         disk = _disk(memory.path)
+        attached = {
+            name: [f.relative_to(memory.path).as_posix() if f.is_relative_to(memory.path) else str(f) for f in files]
+            for name, files in memory.attachments.items()
+        }
     data = {
         "path": str(Path(args.path).resolve()),
         "embedder": {"name": stats["embedder"], "dimension": stats["dimension"]},
@@ -177,6 +181,7 @@ def _info(args: argparse.Namespace, out: Output) -> int:
         "graph": {"nodes": stats["graph_nodes"], "edges": stats["graph_edges"]},
         "disk": {"total": sum(disk.values()), "files": disk},
         "scopes": scopes,
+        "attachments": attached,
     }
     if out.json_mode:
         out.json(data)
@@ -189,6 +194,8 @@ def _info(args: argparse.Namespace, out: Output) -> int:
     out.print(f"  graph      {stats['graph_nodes']} nodes, {stats['graph_edges']} edges")
     parts = ", ".join(f"{name} {_size(size)}" for name, size in disk.items() if size)
     out.print(f"  disk       {_size(sum(disk.values()))} ({parts})")
+    for name, files in attached.items():
+        out.print(f"  attached   {name}: {', '.join(files) or '(no files)'}")
     if scopes:
         out.print()
         heads = [t.value for t in MemoryType]

@@ -241,7 +241,7 @@ class WriteBehind:
                             session_id=scope[2],
                         )
                 except Exception as e:  # noqa: BLE001 - isolated per scope, recorded and raised at flush
-                    self._record(scope, len(turns), e)
+                    self._record(scope, len(turns), e, raised=raise_errors)
                     if self.on_failed is not None:
                         self.on_failed(scope, turns)
                     if raise_errors:
@@ -252,7 +252,7 @@ class WriteBehind:
                 try:
                     self.on_written(written)
                 except Exception as e:  # noqa: BLE001 - recorded and raised at flush
-                    self._record((None, None, None), 0, e)
+                    self._record((None, None, None), 0, e, raised=raise_errors)
                     if raise_errors:
                         raise
         finally:
@@ -270,10 +270,12 @@ class WriteBehind:
                 for user, agent, session in self._dropped
             )
 
-    def _record(self, scope: _Scope, count: int, error: BaseException) -> None:
+    def _record(self, scope: _Scope, count: int, error: BaseException, *, raised: bool) -> None:
+        """Keep a failure (and, unless it is raised to the caller now, the error for flush)."""
         failure = WriteFailure(*scope, turns=count, error=f"{type(error).__name__}: {error}", at=time.time())
         with self._lock:
-            self._errors.append(error)
+            if not raised:
+                self._errors.append(error)
             self._failures.append(failure)
         logger.error(
             "UCMA could not store %d queued turn(s) of user %r, session %r (raised at flush/close): %s",

@@ -1,6 +1,7 @@
 """The fault table: crash, disk-full, damaged-file and hostile-input trials against UCMA.
 
-    python -m benchmarks.faults_report [--kills 10] [--crash-repeats 2] [--seed N] [--no-tmpfs]
+    python -m benchmarks.faults_report [--kills 10] [--crash-repeats 2] [--langgraph-kills 10]
+                                       [--seed N] [--no-tmpfs]
 
 Every multi-record operation (``observe_many``, exclusive ``assert_fact``, ``upsert``,
 ``forget``, ``forget_user``, the ``group`` / ``extract`` / ``patterns`` consolidation
@@ -9,6 +10,9 @@ phases) is run in a writer process that is killed with SIGKILL at a random momen
 (``--crash-repeats`` times each, at the first and later matching calls). Then one store
 at a time runs out of space, Chroma stops answering, a real tmpfs fills up (root only),
 each file of a folder is damaged or deleted, and hostile arguments are thrown at the API.
+A LangGraph run with the message mirror in the background is killed at random points
+(``--langgraph-kills`` times; ``tests/faults/langgraph_trials.py``): every checkpointed
+message must be in the memory exactly once after reopening.
 
 Prints one row per operation and fault: trials, acknowledged writes, acknowledged writes
 lost, partial states seen after reopening, clear errors (a UCMA error that says what is
@@ -33,6 +37,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kills", type=int, default=10, help="SIGKILL trials per operation")
     parser.add_argument("--crash-repeats", type=int, default=2, help="trials per crash point")
+    parser.add_argument("--langgraph-kills", type=int, default=10, help="SIGKILL trials of a LangGraph run")
     parser.add_argument("--seed", type=int, default=20250611)
     parser.add_argument("--no-tmpfs", action="store_true", help="skip the real full-disk trial")
     args = parser.parse_args()
@@ -69,6 +74,12 @@ def main() -> None:
             if o.operation == "hostile input":
                 o.fault = f"{len(sc.HOSTILE)} kinds of bad argument"
         outcomes += hostile
+        if args.langgraph_kills:
+            from tests.faults.langgraph_trials import behind, kill_run_trial
+
+            runs = [kill_run_trial(next_dir(), rng) for _ in range(args.langgraph_kills)]
+            outcomes += runs
+            print(f"LangGraph: done, {behind(runs)} messages recovered from the outbox", file=sys.stderr)
     print(sc.table(outcomes))
     print(f"\n{len(outcomes)} trials in {time.monotonic() - started:.0f} s")
     bad = [o for o in outcomes if not o.clean]

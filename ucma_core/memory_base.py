@@ -232,7 +232,7 @@ class MemoryBase:
             name, attachment = next(reversed(self._attached.items()))
             try:
                 attachment.close()
-            except Exception as e:  # noqa: BLE001 - every attachment is closed; the first error is raised
+            except Exception as e:
                 errors.append(e)
             finally:
                 if self._attached.get(name) is attachment:

@@ -24,11 +24,11 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from tests.faults.scenarios import Outcome
+from tests.langgraph.lg_outbox_steps import count
 from ucma_core import Memory
 from ucma_core.embedders import HashingEmbedder
 from ucma_langchain.langgraph import UCMACheckpointer
-from tests.faults.scenarios import Outcome
-from tests.langgraph.lg_outbox_steps import count
 
 STEPS = Path(__file__).parents[1] / "langgraph" / "lg_outbox_steps.py"
 TURNS = 24

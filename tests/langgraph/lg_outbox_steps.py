@@ -64,7 +64,9 @@ def count(folder: Path) -> dict[str, Any]:
             for user in USERS:
                 found = reader.get_tuple({"configurable": {"thread_id": f"thread-{user}"}})
                 if found is not None:
-                    checkpointed += [str(m.id) for m in found.checkpoint["channel_values"].get("messages", [])]
+                    checkpointed += [
+                        str(m.id) for m in found.checkpoint["channel_values"].get("messages", [])
+                    ]
         stored = [str(r.metadata.get("message_id")) for r in mem.list_memories(user_id=ANY, limit=100_000)]
     return {"checkpointed": checkpointed, "stored": stored}
 

@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 from langchain_core.messages import HumanMessage
 
+from tests.langgraph.lg_outbox_steps import echo_graph
 from ucma_core import LimitsConfig, Memory, MemoryConfig
 from ucma_core.embedders import HashingEmbedder
 from ucma_core.errors import DiskFullError
 from ucma_langchain.langgraph import UCMACheckpointer
 from ucma_langchain.langgraph.checkpointer import ATTACHMENT
-from tests.langgraph.lg_outbox_steps import echo_graph
 
 SECRET = "Quetzalcoatl-7731"  # one word: Ana's secret, in her messages only
 OTHER = "Zanzibar-4410"  # Ben's

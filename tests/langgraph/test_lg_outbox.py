@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
+from tests.langgraph.lg_outbox_steps import count
 from ucma_core import Memory
 from ucma_core.embedders import HashingEmbedder
 from ucma_langchain.langgraph import UCMACheckpointer
-from tests.langgraph.lg_outbox_steps import count
 
 pytestmark = pytest.mark.slow  # real interpreters, each importing LangGraph and Chroma
 

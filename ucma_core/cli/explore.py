@@ -169,7 +169,10 @@ def _info(args: argparse.Namespace, out: Output) -> int:
         scopes = _scopes(memory)
         disk = _disk(memory.path)
         attached = {
-            name: [f.relative_to(memory.path).as_posix() if f.is_relative_to(memory.path) else str(f) for f in files]
+            name: [
+                f.relative_to(memory.path).as_posix() if f.is_relative_to(memory.path) else str(f)
+                for f in files
+            ]
             for name, files in memory.attachments.items()
         }
     data = {

@@ -147,7 +147,9 @@ class WriteBehind:
         return ()
 
     def verify(self) -> Sequence[str]:
-        return [f"{f.turns} turn(s) of session {f.session_id!r} not stored: {f.error}" for f in self._failures]
+        return [
+            f"{f.turns} turn(s) of session {f.session_id!r} not stored: {f.error}" for f in self._failures
+        ]
 
     def forget_user(self, user_id: str) -> None:
         """Drop the queued turns of ``user_id`` and wait for a write in progress."""
@@ -206,7 +208,11 @@ class WriteBehind:
             while True:
                 wait = deadline - time.monotonic()
                 try:
-                    more = self._queue.get(timeout=wait) if wait > 0 and not self._hurry else self._queue.get_nowait()
+                    more = (
+                        self._queue.get(timeout=wait)
+                        if wait > 0 and not self._hurry
+                        else self._queue.get_nowait()
+                    )
                 except queue.Empty:
                     break
                 if more is _STOP:
@@ -240,7 +246,7 @@ class WriteBehind:
                             agent_id=scope[1],
                             session_id=scope[2],
                         )
-                except Exception as e:  # noqa: BLE001 - isolated per scope, recorded and raised at flush
+                except Exception as e:
                     self._record(scope, len(turns), e, raised=raise_errors)
                     if self.on_failed is not None:
                         self.on_failed(scope, turns)
@@ -251,7 +257,7 @@ class WriteBehind:
             if written and self.on_written is not None:
                 try:
                     self.on_written(written)
-                except Exception as e:  # noqa: BLE001 - recorded and raised at flush
+                except Exception as e:
                     self._record((None, None, None), 0, e, raised=raise_errors)
                     if raise_errors:
                         raise
@@ -350,5 +356,5 @@ def _drain_at_exit(ref: weakref.ReferenceType[WriteBehind]) -> None:
         return
     try:
         writer.drain(_EXIT_WAIT)
-    except Exception as e:  # noqa: BLE001 - nothing is left to raise to at exit
+    except Exception as e:
         logger.error("UCMA could not store queued turns at exit: %s", e)

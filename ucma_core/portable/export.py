@@ -57,9 +57,7 @@ def _export_lines(
                 "vectors": VECTORS if vectors else None,
                 "counts": counts,
                 # what adapters keep in the folder (LangGraph checkpoints): declared, not exported
-                "attachments": {
-                    name: [f.name for f in files] for name, files in memory.attachments.items()
-                },
+                "attachments": {name: [f.name for f in files] for name, files in memory.attachments.items()},
             }
         )
         done = 0

@@ -176,8 +176,7 @@ def user_threads(cur: sqlite3.Cursor, user_id: str, metadata_key: str | None) ->
     found = {r[0] for r in cur.fetchall()}
     if metadata_key is not None:
         cur.execute(
-            "SELECT DISTINCT thread_id FROM checkpoints "
-            "WHERE json_extract(CAST(metadata AS TEXT), ?) = ?",
+            "SELECT DISTINCT thread_id FROM checkpoints WHERE json_extract(CAST(metadata AS TEXT), ?) = ?",
             (f'$."{metadata_key}"', user_id),
         )
         found |= {r[0] for r in cur.fetchall()}

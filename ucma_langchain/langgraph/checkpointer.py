@@ -34,7 +34,16 @@ import copy
 import json
 import sqlite3
 import threading
-from collections.abc import AsyncIterator, Callable, Collection, Hashable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import (
+    AsyncIterator,
+    Callable,
+    Collection,
+    Hashable,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -54,7 +63,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from ucma_core import Memory
 from ucma_core.attachments import file_error
 from ucma_core.conversation import UNSET, Unset, stated_user
-from ucma_core.errors import ClosedMemoryError, InvalidInputError, StorageError
+from ucma_core.errors import ClosedMemoryError, InvalidInputError
 from ucma_langchain.langgraph import checkpoint_sql
 from ucma_langchain.langgraph.mirror import MessageMirror
 from ucma_langchain.langgraph.scope import RunScope, ScopeKeys, check_thread_id, scope_from_config
@@ -131,7 +140,7 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
         self,
         memory: Memory,
         *,
-        user_id: str | None | Unset = UNSET,
+        user_id: str | Unset | None = UNSET,
         path: str | Path | None = None,
         messages_key: str | None = "messages",
         scope_keys: ScopeKeys | None = None,
@@ -145,7 +154,9 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
             raise InvalidInputError(f"memory must be a ucma_core.Memory, not {type(memory).__name__}")
         if messages_key is not None and (not isinstance(messages_key, str) or not messages_key):
             raise InvalidInputError(f"messages_key must be a non-empty str or None, got {messages_key!r}")
-        if not (user_id is None or isinstance(user_id, Unset) or (isinstance(user_id, str) and user_id.strip())):
+        if not (
+            user_id is None or isinstance(user_id, Unset) or (isinstance(user_id, str) and user_id.strip())
+        ):
             raise InvalidInputError(f"user_id must be a non-empty str, None or left unset, got {user_id!r}")
         self.memory = memory
         self.user_id = user_id
@@ -159,7 +170,9 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
             conn.execute("PRAGMA secure_delete = ON")  # freed pages are zeroed: deleted text is gone
             checkpoint_sql.setup(conn)
         except sqlite3.Error as e:
-            raise file_error(e, f"opening the checkpoint database {self.path}", folder=self.path.parent) from e
+            raise file_error(
+                e, f"opening the checkpoint database {self.path}", folder=self.path.parent
+            ) from e
         self._saver = SqliteSaver(conn, serde=self.serde)
         self._recorded: set[tuple[str, RunScope]] = set()
         self._closed = threading.Event()  # shared with the clones with_allowlist makes
@@ -185,7 +198,13 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
         gone = []
         for seq, thread_id, ns, checkpoint_id, scope in rows:
             found = self._saver.get_tuple(
-                {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns, "checkpoint_id": checkpoint_id}}
+                {
+                    "configurable": {
+                        "thread_id": thread_id,
+                        "checkpoint_ns": ns,
+                        "checkpoint_id": checkpoint_id,
+                    }
+                }
             )
             if found is None:  # never stored (a crash between outbox and checkpoint) or deleted since
                 gone.append(seq)
@@ -398,9 +417,9 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
             mirrored = self.messages_key in new_versions
             if mirrored or (thread_id, scope) not in self._recorded:
                 with self._sql("recording a checkpoint for the memory") as cur:
-                    checkpoint_sql.record_thread(cur, thread_id, tuple(scope))  # type: ignore[arg-type]
+                    checkpoint_sql.record_thread(cur, thread_id, scope)
                     if mirrored:
-                        token = checkpoint_sql.enqueue(cur, thread_id, ns, str(checkpoint["id"]), tuple(scope))  # type: ignore[arg-type]
+                        token = checkpoint_sql.enqueue(cur, thread_id, ns, str(checkpoint["id"]), scope)
                 self._recorded.add((thread_id, scope))
         try:
             stored = self._saver.put(config, checkpoint, metadata, new_versions)
@@ -410,8 +429,10 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
                 "keep state values to JSON-like data, LangChain messages, dataclasses or pydantic models"
             ) from e
         except sqlite3.Error as e:
-            raise file_error(e, f"storing a checkpoint of thread {thread_id!r}", folder=self.path.parent) from e
-        if scope is not None and token is not None:
+            raise file_error(
+                e, f"storing a checkpoint of thread {thread_id!r}", folder=self.path.parent
+            ) from e
+        if scope is not None and token is not None and self.messages_key is not None:
             self._mirror.offer(scope, checkpoint["channel_values"].get(self.messages_key), token=token)
         return stored
 
@@ -433,7 +454,9 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
                 f"a pending write of task {task_id!r} in thread {thread_id!r} cannot be serialised: {e}"
             ) from e
         except sqlite3.Error as e:
-            raise file_error(e, f"storing pending writes of thread {thread_id!r}", folder=self.path.parent) from e
+            raise file_error(
+                e, f"storing pending writes of thread {thread_id!r}", folder=self.path.parent
+            ) from e
 
     def delete_thread(self, thread_id: str, *, forget_memories: bool = False) -> None:
         """Delete the thread's checkpoints and writes (every namespace).
@@ -479,7 +502,9 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
                 continue
             if isinstance(meta, dict):
                 run = scope_from_config({"configurable": {**meta, "thread_id": thread_id}}, self.scope_keys)
-                scopes.add(run._replace(user_id=run.user_id if run.user_id is not None else self._fixed_user()))
+                scopes.add(
+                    run._replace(user_id=run.user_id if run.user_id is not None else self._fixed_user())
+                )
         if not scopes and self.scope_keys.session_id == "thread_id":
             scopes.add(RunScope(self._fixed_user(), None, thread_id))
         return sorted(scopes, key=lambda s: tuple(v or "" for v in s))

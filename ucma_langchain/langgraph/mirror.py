@@ -152,7 +152,11 @@ class MessageMirror:
                 self._seen.popitem(last=False)
         if turns or token is not None:
             self._writer.submit(
-                turns, user_id=scope.user_id, agent_id=scope.agent_id, session_id=scope.session_id, token=token
+                turns,
+                user_id=scope.user_id,
+                agent_id=scope.agent_id,
+                session_id=scope.session_id,
+                token=token,
             )
         return len(turns)
 

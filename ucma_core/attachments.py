@@ -99,10 +99,15 @@ def check_name(name: object) -> str:
 
 
 def opener(name: str) -> Callable[[Memory], Attachment] | None:
-    """The installed ``open(memory) -> Attachment`` registered for ``name``, if any."""
+    """The installed ``open(memory) -> Attachment`` registered for ``name``, if any (``None``
+    also when its package's dependencies are missing: ``ucma`` registers the LangGraph
+    checkpointer's opener whether or not LangGraph is installed)."""
     for point in entry_points(group=ENTRY_POINT_GROUP):
         if point.name == name:
-            loaded: Any = point.load()
+            try:
+                loaded: Any = point.load()
+            except ImportError:
+                return None
             return loaded if callable(loaded) else None
     return None
 

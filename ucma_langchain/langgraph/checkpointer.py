@@ -101,6 +101,24 @@ def _thread(config: RunnableConfig | None, *, what: str = "config") -> str:
     return check_thread_id(configurable["thread_id"])
 
 
+class _OutboxSaver(SqliteSaver):
+    """LangGraph's ``SqliteSaver``, whose next write transaction in this thread can carry
+    UCMA's rows (the outbox entry commits with the checkpoint, or neither does)."""
+
+    def __init__(self, conn: sqlite3.Connection, *, serde: SerializerProtocol | None) -> None:
+        super().__init__(conn, serde=serde)
+        self.along = threading.local()
+
+    @contextmanager
+    def cursor(self, transaction: bool = True) -> Iterator[sqlite3.Cursor]:
+        with super().cursor(transaction) as cur:
+            yield cur
+            along: Callable[[sqlite3.Cursor], None] | None = getattr(self.along, "fn", None)
+            if transaction and along is not None:
+                self.along.fn = None
+                along(cur)
+
+
 class UCMACheckpointer(BaseCheckpointSaver[str]):
     """Durable LangGraph threads in the memory folder, whose messages become memories.
 
@@ -173,7 +191,7 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
             raise file_error(
                 e, f"opening the checkpoint database {self.path}", folder=self.path.parent
             ) from e
-        self._saver = SqliteSaver(conn, serde=self.serde)
+        self._saver = _OutboxSaver(conn, serde=self.serde)
         self._recorded: set[tuple[str, RunScope]] = set()
         self._closed = threading.Event()  # shared with the clones with_allowlist makes
         self._mirror = MessageMirror(
@@ -411,16 +429,21 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
         scope = self.scope(config) if self.messages_key is not None else None
         self._check_open()
         self.memory.check_space()
-        token = None
+        tokens: list[int] = []
+        along: Callable[[sqlite3.Cursor], None] | None = None
         if scope is not None:
             ns = str(config["configurable"].get("checkpoint_ns", ""))
             mirrored = self.messages_key in new_versions
             if mirrored or (thread_id, scope) not in self._recorded:
-                with self._sql("recording a checkpoint for the memory") as cur:
+
+                def along(cur: sqlite3.Cursor) -> None:
                     checkpoint_sql.record_thread(cur, thread_id, scope)
                     if mirrored:
-                        token = checkpoint_sql.enqueue(cur, thread_id, ns, str(checkpoint["id"]), scope)
-                self._recorded.add((thread_id, scope))
+                        tokens.append(
+                            checkpoint_sql.enqueue(cur, thread_id, ns, str(checkpoint["id"]), scope)
+                        )
+
+        self._saver.along.fn = along  # committed in the checkpoint's own transaction
         try:
             stored = self._saver.put(config, checkpoint, metadata, new_versions)
         except TypeError as e:
@@ -432,6 +455,14 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
             raise file_error(
                 e, f"storing a checkpoint of thread {thread_id!r}", folder=self.path.parent
             ) from e
+        finally:
+            pending, self._saver.along.fn = self._saver.along.fn, None
+        if pending is not None:  # a SqliteSaver that stored without its cursor(): record it now
+            with self._sql("recording a checkpoint for the memory") as cur:
+                pending(cur)
+        if scope is not None:
+            self._recorded.add((thread_id, scope))
+        token = tokens[0] if tokens else None
         if scope is not None and token is not None and self.messages_key is not None:
             self._mirror.offer(scope, checkpoint["channel_values"].get(self.messages_key), token=token)
         return stored

@@ -10,8 +10,8 @@ the format, the queries and their fixes stay LangGraph's. This class adds on top
   the user must be stated (``UserNotStatedError`` otherwise, before anything is
   written) unless the checkpointer was built with ``user_id=None``;
 * the checkpoint database is the mirror's outbox: a checkpoint with new messages is
-  entered in ``ucma_outbox`` before it is stored and taken out once its messages are
-  durable in the memory; opening the checkpointer replays what is left, so a
+  entered in ``ucma_outbox`` in the transaction that stores it, and taken out once its
+  messages are durable in the memory; opening the checkpointer replays what is left, so a
   message acknowledged into a checkpoint reaches the memory exactly once whatever
   happens to the process (message ids are the idempotency keys);
 * it is attached to the memory (:meth:`ucma_core.Memory.attach`): ``Memory.close``
@@ -224,7 +224,7 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
                     }
                 }
             )
-            if found is None:  # never stored (a crash between outbox and checkpoint) or deleted since
+            if found is None:  # deleted since (delete_for_runs, prune)
                 gone.append(seq)
                 continue
             messages = found.checkpoint["channel_values"].get(self.messages_key)

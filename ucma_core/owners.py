@@ -102,6 +102,18 @@ class Owners(MemoryBase):
                 found.setdefault(name, tuple(Path(f) for f in attachment.files()))
             return found
 
+    @property
+    def pending_forgets(self) -> dict[str, list[dict[str, Any]]]:
+        """Forgets recorded for attachments that were not open and had no installed opener:
+        name → forgets (``{"user_id": ...}`` or ``{"session_id": ..., "user_id": ...,
+        "agent_id": ...}``), applied when the attachment is next attached."""
+        with self._lock:
+            return {
+                name: [dict(f) for f in entry.get("pending") or []]
+                for name, entry in self._stores.backend.manifest.attachments.items()
+                if entry.get("pending")
+            }
+
     def check_space(self, need: int = 0) -> None:
         """The disk-space guard for an attachment's write: raises
         :class:`~ucma_core.errors.DiskFullError` unless the folder's volume keeps

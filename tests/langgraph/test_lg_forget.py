@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import HumanMessage
 
+from tests._cli_run import ucma
 from tests.langgraph.lg_outbox_steps import echo_graph
 from ucma_core import LimitsConfig, Memory, MemoryConfig
 from ucma_core.embedders import HashingEmbedder
@@ -80,15 +81,17 @@ def test_forget_user_while_no_checkpointer_is_open_is_applied_when_one_opens(tmp
     assert manifest["attachments"][ATTACHMENT]["files"] == ["checkpoints.sqlite3"]
     with Memory(tmp_path, embedder=HashingEmbedder()) as mem:
         assert mem.attachments == {ATTACHMENT: (tmp_path / "checkpoints.sqlite3",)}
-        mem.forget_user("ana")
-        report = mem.verify()
-        if report.ok:  # the entry point is installed (pip install -e .): applied at once
-            assert files_with(tmp_path, SECRET) == []
+    done = ucma("forget-user", tmp_path, "ana", "--embedder", "hashing", "--json")
+    assert done.code == 0 and done.json()["memories"] == 12, done.err
+    with Memory(tmp_path, embedder=HashingEmbedder()) as mem:
+        if done.json()["pending"] == []:  # the entry point is installed (pip install -e .): applied at once
+            assert files_with(tmp_path, SECRET) == [] and mem.verify().ok
         else:
-            assert any("forget(s) wait" in p for p in report.problems)
+            assert mem.pending_forgets == {ATTACHMENT: [{"user_id": "ana"}]}
+            assert any("forget(s) wait" in p for p in mem.verify().problems)
             saver = UCMACheckpointer(mem)
             assert saver.get_tuple(cfg("ana-1", "ana")) is None
-            assert mem.verify().ok
+            assert mem.verify().ok and mem.pending_forgets == {}
     assert files_with(tmp_path, SECRET) == []
 
 

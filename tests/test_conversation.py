@@ -33,14 +33,21 @@ DAY = 86_400.0
 
 def test_public_names() -> None:
     assert ucma_core.conversation.__all__ == [
+        "UNSET",
         "ChatTurn",
         "Target",
         "ToolSpec",
+        "Unset",
+        "WriteBehind",
+        "WriteFailure",
         "aobserve_turns",
         "bind",
+        "clean_text",
         "memory_tools",
         "observe_turns",
+        "recall_query",
         "render_memories",
+        "stated_user",
         "turn_items",
     ]
 

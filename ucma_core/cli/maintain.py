@@ -288,7 +288,8 @@ def _forget_user(args: argparse.Namespace, out: Output) -> int:
         count = _count(memory, args.user) if args.dry_run else memory.forget_user(args.user)
         waiting = sorted(memory.pending_forgets) if not args.dry_run else []
     if out.json_mode:
-        out.json({"user_id": args.user, "dry_run": bool(args.dry_run), "memories": count, "pending": waiting})
+        data: dict[str, object] = {"user_id": args.user, "dry_run": bool(args.dry_run), "memories": count}
+        out.json(data if args.dry_run else {**data, "pending": waiting})
     elif args.dry_run:
         out.print(f"user {args.user!r} has {count} memories; run again without --dry-run to forget them")
     else:

@@ -57,8 +57,10 @@ def test_forget_user_leaves_no_text_in_any_file_and_a_new_run_stores_only_the_ne
     mem = Memory(tmp_path, embedder=HashingEmbedder())
     saver = UCMACheckpointer(mem)
     graph = chat(saver)
+    saver.copy_thread("ana-1", "copied")  # a copy holds her text too
     assert "checkpoints.sqlite3-wal" in files_with(tmp_path, SECRET)  # the test can fail
     assert mem.forget_user("ana") == 12
+    assert saver.get_tuple(cfg("copied", "ana")) is None
     assert graph.get_state(cfg("ana-1", "ana")).values == {}
     assert len(graph.get_state(cfg("ben-1", "ben")).values["messages"]) == 6  # Ben keeps his thread
     graph.invoke({"messages": [HumanMessage("a fresh start")]}, cfg("ana-1", "ana"))

@@ -134,6 +134,12 @@ def test_scope_values_must_be_strings(saver: UCMACheckpointer) -> None:
     assert saver.get_tuple(cfg("t")) is None
 
 
+def test_a_scope_the_memory_refuses_is_refused_before_writing(saver: UCMACheckpointer) -> None:
+    with pytest.raises(InvalidInputError, match=r"user_id must be 1\.\.256"):
+        saver.put(cfg("t", user_id="u" * 300), empty_checkpoint(), {}, {"messages": 1})
+    assert saver.get_tuple(cfg("t")) is None and saver.backlog == 0
+
+
 def test_a_closed_checkpointer_says_so(lg_mem: Memory) -> None:
     saver = UCMACheckpointer(lg_mem)
     saver.close()

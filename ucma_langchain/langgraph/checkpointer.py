@@ -62,7 +62,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 
 from ucma_core import Memory
 from ucma_core.attachments import file_error
-from ucma_core.conversation import UNSET, Unset, stated_user
+from ucma_core.conversation import UNSET, Unset, bind, stated_user
 from ucma_core.errors import ClosedMemoryError, InvalidInputError
 from ucma_langchain.langgraph import checkpoint_sql
 from ucma_langchain.langgraph.mirror import MessageMirror
@@ -368,10 +368,14 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
         Raises:
             UserNotStatedError: the config names no user and the checkpointer was not
                 built with a ``user_id`` (or ``user_id=None``).
+            InvalidInputError: a scope value the memory refuses (a user id over 256
+                characters, for example).
         """
         run = scope_from_config(config, self.scope_keys)
         user = stated_user(self.user_id, run.user_id, adapter="UCMACheckpointer", where=_WHERE_USER)
-        return run._replace(user_id=user)
+        scope = run._replace(user_id=user)
+        bind(self.memory, user_id=scope.user_id, agent_id=scope.agent_id, session_id=scope.session_id)
+        return scope  # the memory accepts it: a put is refused now, not its mirroring later
 
     # ------------------------------------------------------------------ reads
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:

@@ -151,8 +151,8 @@ def bench_checkpoints(turns: int, rounds: int) -> tuple[list[Row], float]:
         conn = sqlite3.connect(root / "langgraph.sqlite3", check_same_thread=False)
         reference = SqliteSaver(conn)
         mem = Memory(root / "memory", embedder=HashingEmbedder())
-        ucma = UCMACheckpointer(mem)
-        inline = UCMACheckpointer(mem, path=root / "inline.sqlite3", background=False)
+        ucma = UCMACheckpointer(mem, user_id="bench")
+        inline = UCMACheckpointer(mem, user_id="bench", path=root / "inline.sqlite3", background=False)
         _lockstep({"ref": reference, "ucma": ucma, "inline": inline}, 5)  # warm-up
         ucma.flush()
         for _ in range(rounds):

@@ -1,7 +1,7 @@
 """The fault table: crash, disk-full, damaged-file and hostile-input trials against UCMA.
 
-    python -m benchmarks.faults_report [--kills 10] [--crash-repeats 2] [--adapter-kills 5] [--seed N]
-                                       [--no-tmpfs] [--adapters-only]
+    python -m benchmarks.faults_report [--kills 10] [--crash-repeats 2] [--adapter-kills 5]
+                                       [--langgraph-kills 10] [--seed N] [--no-tmpfs] [--adapters-only]
 
 Every multi-record operation (``observe_many``, exclusive ``assert_fact``, ``upsert``,
 ``forget``, ``forget_user``, the ``group`` / ``extract`` / ``patterns`` consolidation
@@ -10,6 +10,9 @@ phases) is run in a writer process that is killed with SIGKILL at a random momen
 (``--crash-repeats`` times each, at the first and later matching calls). Then one store
 at a time runs out of space, Chroma stops answering, a real tmpfs fills up (root only),
 each file of a folder is damaged or deleted, and hostile arguments are thrown at the API.
+A LangGraph run with the message mirror in the background is killed at random points
+(``--langgraph-kills`` times; ``tests/faults/langgraph_trials.py``): every checkpointed
+message must be in the memory exactly once after reopening.
 
 Prints one row per operation and fault: trials, acknowledged writes, acknowledged writes
 lost, partial states seen after reopening, clear errors (a UCMA error that says what is
@@ -40,6 +43,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kills", type=int, default=10, help="SIGKILL trials per operation")
     parser.add_argument("--crash-repeats", type=int, default=2, help="trials per crash point")
+    parser.add_argument("--langgraph-kills", type=int, default=10, help="SIGKILL trials of a LangGraph run")
     parser.add_argument("--seed", type=int, default=20250611)
     parser.add_argument("--no-tmpfs", action="store_true", help="skip the real full-disk trial")
     parser.add_argument("--adapter-kills", type=int, default=5, help="SIGKILL trials per adapter")
@@ -84,6 +88,12 @@ def main() -> None:
             for _ in range(args.adapter_kills):
                 adapter_outcomes.append(ad.kill_trial(name, next_dir(), rng))
             print(f"{name}: done ({time.monotonic() - started:.0f} s)", file=sys.stderr, flush=True)
+        if args.langgraph_kills:
+            from tests.faults.langgraph_trials import behind, kill_run_trial
+
+            runs = [kill_run_trial(next_dir(), rng) for _ in range(args.langgraph_kills)]
+            outcomes += runs
+            print(f"LangGraph: done, {behind(runs)} messages recovered from the outbox", file=sys.stderr)
     if outcomes:
         print(sc.table(outcomes))
     print("\nAt the adapters:\n" + ad.table(adapter_outcomes))

@@ -75,6 +75,8 @@ def test_conversation_public_names() -> None:
         "Target",
         "ToolSpec",
         "Unset",
+        "WriteBehind",
+        "WriteFailure",
         "aobserve_turns",
         "bind",
         "clean_text",

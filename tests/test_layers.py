@@ -26,14 +26,14 @@ LAYERS: list[set[str]] = [
         "progress",
     },
     {"embedders", "storage", "dynamics"},
-    {"stores", "providers", "working_memory"},
+    {"stores", "providers", "working_memory", "attachments"},
     {"retrieval", "consolidation"},
-    {"memory_base", "reads", "knowledge", "maintenance", "transfer", "scoped", "memory"},
+    {"memory_base", "reads", "knowledge", "maintenance", "transfer", "owners", "scoped", "memory"},
     {"conversation", "portable", "plots", "cli"},
 ]
 RANK = {name: n for n, layer in enumerate(LAYERS) for name in layer}
 #: The parts Memory is made of share MemoryBase and never import the façade itself.
-PARTS = {"memory_base", "reads", "knowledge", "maintenance", "transfer"}
+PARTS = {"memory_base", "reads", "knowledge", "maintenance", "transfer", "owners"}
 
 
 def _unit(path: Path) -> str:

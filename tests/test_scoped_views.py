@@ -29,6 +29,9 @@ NOT_FORWARDED = {
     "forget_user",
     "snapshot",
     "restore",
+    "attach",  # what adapters keep in the folder is the whole memory's
+    "detach",
+    "check_space",
     "link",  # graph plumbing by id, not scoped
     "edges",
     "neighbours",

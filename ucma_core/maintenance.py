@@ -103,7 +103,9 @@ class Maintenance(MemoryBase):
         with self._lock:
             self._check_open()
             report = self._stores.backend.verify(deep=deep)
-            return dataclasses.replace(report, skipped=tuple(self._stores.skipped.entries()))
+            report = dataclasses.replace(report, skipped=tuple(self._stores.skipped.entries()))
+        extra = self._attachment_problems()
+        return dataclasses.replace(report, problems=report.problems + tuple(extra)) if extra else report
 
     def skipped(
         self, *, user_id: ScopeId = ANY, agent_id: ScopeId = None, session_id: ScopeId = None

@@ -21,6 +21,7 @@ from ucma_core.errors import InvalidInputError
 from ucma_core.knowledge import Knowledge
 from ucma_core.maintenance import Maintenance
 from ucma_core.memory_base import in_thread
+from ucma_core.owners import Owners
 from ucma_core.progress import ProgressCallback, notify
 from ucma_core.reads import Reads, check_key
 from ucma_core.records import Intention, MemoryType, ObserveDefaults, RetrievalResult, Source
@@ -70,7 +71,7 @@ _OBSERVE_FIELDS = frozenset(
 )
 
 
-class Memory(Reads, Knowledge, Maintenance, Transfer):
+class Memory(Reads, Knowledge, Maintenance, Transfer, Owners):
     """A persistent cognitive memory in one folder.
 
     Args:
@@ -505,22 +506,36 @@ class Memory(Reads, Knowledge, Maintenance, Transfer):
             self._stores.delete([memory_id], scrub=False)
             return True
 
-    def forget_session(self, session_id: str, *, user_id: str | None = None, agent_id: ScopeId = None) -> int:
+    def forget_session(
+        self, session_id: str, *, user_id: str | None = None, agent_id: ScopeId = None, scrub: bool = False
+    ) -> int:
         """Delete every memory of one session of ``user_id`` (``None``: stored without a
-        user); returns how many."""
+        user); returns how many.
+
+        What is attached (see :meth:`attach`) forgets the session first: the LangGraph
+        checkpointer deletes the threads that ran in it. ``scrub=True`` also erases the
+        session's text from the folder's files, as :meth:`forget_user` does (Chroma's log
+        and free pages, the keyword index, the graph journal).
+        """
         session = check_scope_id(session_id, "session_id")
         if session is None:
             raise InvalidInputError("forget_session needs a session_id")
+        if not isinstance(scrub, bool):
+            raise InvalidInputError(f"scrub must be a bool, not {type(scrub).__name__}")
         scope = self._scope(user_id, agent_id, session)
+        agent = agent_id if isinstance(agent_id, str) else None
+        self._forget_attached({"session_id": session, "user_id": scope.user_id, "agent_id": agent})
         with self._lock:
             self._check_open()
-            return self._stores.forget_scope(scope, scrub=False)
+            return self._stores.forget_scope(scope, scrub=scrub)
 
     def forget_user(self, user_id: str) -> int:
         """Delete every memory of ``user_id`` and erase their text from the folder; returns how many.
 
         Chroma's log and free pages are scrubbed and the graph journal is compacted,
-        so none of the user's text is left in the folder's files (embedded mode).
+        so none of the user's text is left in the folder's files (embedded mode). What is
+        attached (see :meth:`attach`) forgets the user first: the LangGraph checkpointer
+        deletes the user's threads and scrubs its database.
         """
         if user_id is None:
             raise InvalidInputError(
@@ -528,6 +543,7 @@ class Memory(Reads, Knowledge, Maintenance, Transfer):
                 "forget_session() or expire(user_id=None)"
             )
         user = check_scope_id(user_id, "user_id")
+        self._forget_attached({"user_id": user})
         with self._lock:
             self._check_open()
             self.sensory.forget_user(user)  # type: ignore[arg-type]
@@ -576,3 +592,6 @@ class Memory(Reads, Knowledge, Maintenance, Transfer):
     astart_consolidation = in_thread(Maintenance.start_consolidation)
     astop_consolidation = in_thread(Maintenance.stop_consolidation)
     arestore = in_thread(Transfer.restore)
+    aattach = in_thread(Owners.attach)
+    adetach = in_thread(Owners.detach)
+    acheck_space = in_thread(Owners.check_space)

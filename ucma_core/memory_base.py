@@ -17,7 +17,7 @@ import time
 import uuid
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from ucma_core.config import MemoryConfig
 from ucma_core.embedders.cache import CachedEmbedder, as_embedder
@@ -39,6 +39,9 @@ from ucma_core.stores.sensory import SensoryBuffer
 from ucma_core.tokens import TiktokenCounter, TokenCounter
 from ucma_core.validation import check_scope_id
 from ucma_core.working_memory import WorkingMemory
+
+if TYPE_CHECKING:
+    from ucma_core.attachments import Attachment
 
 __all__ = ["MemoryBase", "in_thread"]
 
@@ -168,6 +171,8 @@ class MemoryBase:
         self._stop_background: threading.Event | None = None
         #: The report of the last background consolidation cycle (``None`` before the first).
         self.last_consolidation: Any = None
+        #: What adapters attached (see :mod:`ucma_core.attachments`), in the order attached.
+        self._attached: dict[str, Attachment] = {}
 
     # ------------------------------------------------------------------ properties
     @property
@@ -207,8 +212,15 @@ class MemoryBase:
 
     # ------------------------------------------------------------------ lifecycle
     def close(self) -> None:
-        """Stop background consolidation, write a fresh graph snapshot and release the
-        folder. Idempotent."""
+        """Close what is attached (storing what attached writers hold), stop background
+        consolidation, write a fresh graph snapshot and release the folder. Idempotent.
+
+        Raises:
+            Exception: the first error an attachment met while storing what it held (the
+                folder is closed all the same; what it could not store stays in its
+                outbox, if it has one, for the next open).
+        """
+        errors = self._close_attachments()
         self.stop_consolidation()
         with self._lock:
             if self._closed:
@@ -218,6 +230,36 @@ class MemoryBase:
                 self._retriever.close()
             finally:
                 self._stores.close(compact=True)
+        if errors:
+            raise errors[0]
+
+    def _close_attachments(self) -> list[Exception]:
+        """Close every attachment, newest first (outside the lock: a writer's worker takes it)."""
+        errors: list[Exception] = []
+        while self._attached:
+            name, attachment = next(reversed(self._attached.items()))
+            try:
+                attachment.close()
+            except Exception as e:
+                errors.append(e)
+            finally:
+                if self._attached.get(name) is attachment:
+                    del self._attached[name]
+        return errors
+
+    def _attachment_problems(self) -> list[str]:
+        """What the open attachments' checks find, and forgets still pending for closed ones."""
+        problems = [
+            f"{name}: {problem}" for name, att in list(self._attached.items()) for problem in att.verify()
+        ]
+        for name, entry in self._stores.backend.manifest.attachments.items():
+            pending = entry.get("pending") or []
+            if pending and name not in self._attached:
+                problems.append(
+                    f"{name}: {len(pending)} forget(s) wait until it is next opened (its files still "
+                    "hold that text); open it (e.g. the LangGraph checkpointer) to apply them"
+                )
+        return problems
 
     def stop_consolidation(self, timeout: float | None = 30.0) -> bool:
         """Stop the background cycle (interrupting a running one between batches);

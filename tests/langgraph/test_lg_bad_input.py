@@ -21,7 +21,7 @@ from ucma_langchain.langgraph import InvalidNamespaceError, UCMACheckpointer, UC
 
 
 def cfg(thread: object, **extra: Any) -> RunnableConfig:
-    return {"configurable": {"thread_id": thread, "checkpoint_ns": "", **extra}}  # type: ignore[dict-item]
+    return {"configurable": {"thread_id": thread, "checkpoint_ns": "", "user_id": "ana", **extra}}  # type: ignore[dict-item]
 
 
 # ---------------------------------------------------------------------- checkpointer
@@ -56,6 +56,7 @@ def test_a_value_the_serializer_refuses(saver: UCMACheckpointer) -> None:
 
 def test_put_refuses_before_writing(saver: UCMACheckpointer) -> None:
     stored = saver.put(cfg("t"), {**empty_checkpoint(), "channel_values": {"x": 1}}, {}, {"x": 1})
+    stored = {"configurable": {**stored["configurable"], "user_id": "ana"}}
     with pytest.raises(InvalidInputError, match="cannot be serialised"):
         saver.put(stored, {**empty_checkpoint(), "channel_values": {"x": object()}}, {}, {"x": 2})
     with pytest.raises(InvalidInputError, match="cannot be serialised"):
@@ -95,7 +96,7 @@ async def test_thread_ids_must_be_strings_async(saver: UCMACheckpointer) -> None
 def test_graphs_turn_int_thread_ids_into_text(saver: UCMACheckpointer) -> None:
     """LangGraph itself converts a non-str thread id to str before it reaches the checkpointer."""
     graph = blob_graph(saver, 1)
-    graph.invoke({"messages": [HumanMessage("hi")]}, {"configurable": {"thread_id": 42}})
+    graph.invoke({"messages": [HumanMessage("hi")]}, {"configurable": {"thread_id": 42, "user_id": "ana"}})
     assert saver.get_tuple(cfg("42")) is not None
 
 
@@ -131,6 +132,12 @@ def test_scope_values_must_be_strings(saver: UCMACheckpointer) -> None:
     with pytest.raises(InvalidInputError, match="user_id"):
         saver.put(cfg("t", user_id=12), empty_checkpoint(), {}, {"messages": 1})
     assert saver.get_tuple(cfg("t")) is None
+
+
+def test_a_scope_the_memory_refuses_is_refused_before_writing(saver: UCMACheckpointer) -> None:
+    with pytest.raises(InvalidInputError, match=r"user_id must be 1\.\.256"):
+        saver.put(cfg("t", user_id="u" * 300), empty_checkpoint(), {}, {"messages": 1})
+    assert saver.get_tuple(cfg("t")) is None and saver.backlog == 0
 
 
 def test_a_closed_checkpointer_says_so(lg_mem: Memory) -> None:

@@ -14,9 +14,9 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command, interrupt
 
-from ucma_core import Memory
+from ucma_core import ANY, Memory
 from ucma_core.embedders import HashingEmbedder
-from ucma_core.errors import ClosedMemoryError
+from ucma_core.errors import ClosedMemoryError, UserNotStatedError
 from ucma_langchain.langgraph import ScopeKeys, UCMACheckpointer
 from ucma_langchain.langgraph.checkpointer import CHECKPOINT_FILE
 
@@ -97,10 +97,30 @@ def test_scope_keys_map_the_run_onto_ucma(lg_mem: Memory) -> None:
     assert user_turn.participants == ("zoe",)
 
 
-def test_without_a_user_the_turns_have_no_user(lg_mem: Memory, saver: UCMACheckpointer) -> None:
-    echo_graph(saver).invoke({"messages": [HumanMessage("anonymous")]}, cfg("anon"))
-    saver.flush()
+def test_a_run_without_a_user_is_refused_before_anything_is_written(
+    lg_mem: Memory, saver: UCMACheckpointer
+) -> None:
+    with pytest.raises(UserNotStatedError, match=r"UCMACheckpointer\(memory, user_id=None\)"):
+        echo_graph(saver).invoke({"messages": [HumanMessage("anonymous")]}, cfg("anon"))
+    assert saver.get_tuple(cfg("anon")) is None
+    assert lg_mem.list_memories(user_id=ANY) == []
+
+
+def test_without_a_user_stated_as_none_the_turns_have_no_user(lg_mem: Memory) -> None:
+    with UCMACheckpointer(lg_mem, user_id=None) as saver:
+        echo_graph(saver).invoke({"messages": [HumanMessage("anonymous")]}, cfg("anon"))
+        saver.flush()
     assert turns(lg_mem, "anon", user=None) == [("user", "anonymous"), ("assistant", "echo: anonymous")]
+
+
+def test_a_fixed_user_applies_to_runs_without_one_and_refuses_another(lg_mem: Memory) -> None:
+    with UCMACheckpointer(lg_mem, user_id="ana") as saver:
+        graph = echo_graph(saver)
+        graph.invoke({"messages": [HumanMessage("mine")]}, cfg("t"))
+        with pytest.raises(UserNotStatedError, match="contradicts"):
+            graph.invoke({"messages": [HumanMessage("theirs")]}, cfg("t", user_id="ben"))
+        saver.flush()
+    assert turns(lg_mem, "t") == [("user", "mine"), ("assistant", "echo: mine")]
 
 
 def tool_graph(saver: UCMACheckpointer) -> CompiledStateGraph[Any, Any, Any, Any]:
@@ -172,7 +192,7 @@ def test_messages_without_ids_are_observed_once(lg_mem: Memory) -> None:
 def test_inline_mode_observes_inside_put(lg_mem: Memory) -> None:
     with UCMACheckpointer(lg_mem, background=False) as saver:
         echo_graph(saver).invoke({"messages": [HumanMessage("now")]}, cfg("t", user_id="ana"))
-        assert saver._mirror.pending == 0
+        assert saver.backlog == 0
         assert turns(lg_mem, "t") == [("user", "now"), ("assistant", "echo: now")]
 
 
@@ -239,28 +259,29 @@ def test_interrupt_and_resume(lg_mem: Memory, saver: UCMACheckpointer) -> None:
 def test_history_and_time_travel(saver: UCMACheckpointer) -> None:
     graph = echo_graph(saver)
     for text in ("a", "b"):
-        graph.invoke({"messages": [HumanMessage(text)]}, cfg("tt"))
+        graph.invoke({"messages": [HumanMessage(text)]}, cfg("tt", user_id="ana"))
     states = list(graph.get_state_history(cfg("tt")))
     assert len(states) == 6
     first_turn = next(s for s in states if len(s.values.get("messages", [])) == 2)
     assert [m.text for m in graph.get_state(first_turn.config).values["messages"]] == ["a", "echo: a"]
 
 
-def test_an_observer_error_is_raised_at_flush(tmp_path: Path) -> None:
+def test_closing_the_memory_stores_the_queue_and_closes_the_checkpointer(tmp_path: Path) -> None:
     mem = Memory(tmp_path / "m", embedder=HashingEmbedder())
-    saver = UCMACheckpointer(mem)
+    saver = UCMACheckpointer(mem, linger=30.0)
+    echo_graph(saver).invoke({"messages": [HumanMessage("queued")]}, cfg("t", user_id="ana"))
     mem.close()
-    echo_graph(saver).invoke({"messages": [HumanMessage("late")]}, cfg("t"))
     with pytest.raises(ClosedMemoryError):
-        saver.flush()
-    assert saver.get_tuple(cfg("t")) is not None  # the checkpoint itself is stored
-    saver.close()
+        saver.get_tuple(cfg("t"))
+    saver.close()  # idempotent
+    with Memory(tmp_path / "m", embedder=HashingEmbedder()) as again:
+        assert turns(again, "t") == [("user", "queued"), ("assistant", "echo: queued")]
 
 
 def test_custom_path_and_close(lg_mem: Memory, tmp_path: Path) -> None:
     path = tmp_path / "elsewhere.sqlite3"
     saver = UCMACheckpointer(lg_mem, path=path)
-    echo_graph(saver).invoke({"messages": [HumanMessage("x")]}, cfg("t"))
+    echo_graph(saver).invoke({"messages": [HumanMessage("x")]}, cfg("t", user_id="ana"))
     saver.close()
     saver.close()
     assert path.exists()
@@ -285,14 +306,14 @@ def test_messages_of_a_linger_window_go_in_one_write(lg_mem: Memory, monkeypatch
         began = time.perf_counter()
         saver.flush()  # cuts the 30 s wait short
         assert time.perf_counter() - began < 5
-    assert writes == [6]
+    assert writes == [2, 2, 2]  # one write per scope (isolation), all after the one wait
     assert [len(lg_mem.history(session_id=f"thread-{n}", user_id=f"u{n}")) for n in range(3)] == [2, 2, 2]
 
 
 async def test_delta_channel_history_is_langgraphs(saver: UCMACheckpointer) -> None:
     graph = echo_graph(saver)
-    graph.invoke({"messages": [HumanMessage("one")]}, cfg("d"))
-    graph.invoke({"messages": [HumanMessage("two")]}, cfg("d"))
+    graph.invoke({"messages": [HumanMessage("one")]}, cfg("d", user_id="ana"))
+    graph.invoke({"messages": [HumanMessage("two")]}, cfg("d", user_id="ana"))
     latest = saver.get_tuple(cfg("d"))
     assert latest is not None
     history = saver.get_delta_channel_history(config=latest.config, channels=["messages"])

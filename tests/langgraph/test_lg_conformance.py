@@ -79,7 +79,7 @@ def _factory(wrap: Callable[[UCMACheckpointer], BaseCheckpointSaver[Any]]) -> Ca
     async def factory() -> AsyncIterator[BaseCheckpointSaver[Any]]:
         with tempfile.TemporaryDirectory() as folder:
             mem = Memory(folder, embedder=HashingEmbedder())
-            saver = UCMACheckpointer(mem)
+            saver = UCMACheckpointer(mem, user_id=None)  # the suite runs without users
             try:
                 yield wrap(saver)
             finally:
@@ -136,7 +136,7 @@ async def test_sync_twin_really_calls_sync_methods(saver: UCMACheckpointer) -> N
 
         setattr(saver, name, spy)
     twin = SyncDriven(saver)
-    config: RunnableConfig = {"configurable": {"thread_id": "t", "checkpoint_ns": ""}}
+    config: RunnableConfig = {"configurable": {"thread_id": "t", "checkpoint_ns": "", "user_id": "ana"}}
     stored = await twin.aput(config, generate_checkpoint(), generate_metadata(), {})
     await twin.aput_writes(stored, [("ch", 1)], "task")
     await twin.aget_tuple(stored)

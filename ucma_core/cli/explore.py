@@ -169,6 +169,13 @@ def _info(args: argparse.Namespace, out: Output) -> int:
         scopes = _scopes(memory)
         disk = _disk(memory.path)
         skipped = memory.skipped()
+        attached = {
+            name: [
+                f.relative_to(memory.path).as_posix() if f.is_relative_to(memory.path) else str(f)
+                for f in files
+            ]
+            for name, files in memory.attachments.items()
+        }
     data = {
         "path": str(Path(args.path).resolve()),
         "embedder": {"name": stats["embedder"], "dimension": stats["dimension"]},
@@ -179,6 +186,7 @@ def _info(args: argparse.Namespace, out: Output) -> int:
         "disk": {"total": sum(disk.values()), "files": disk},
         "scopes": scopes,
         "skipped": [entry.to_dict() for entry in skipped],
+        "attachments": attached,
     }
     if out.json_mode:
         out.json(data)
@@ -195,6 +203,8 @@ def _info(args: argparse.Namespace, out: Output) -> int:
         out.print(f"  skipped    {len(skipped)} message(s) not stored (Memory.skipped() lists them):")
         for reason, n in Counter(entry.reason for entry in skipped).most_common(3):
             out.print(f"             {n} x {short(reason, 100)}")
+    for name, files in attached.items():
+        out.print(f"  attached   {name}: {', '.join(files) or '(no files)'}")
     if scopes:
         out.print()
         heads = [t.value for t in MemoryType]

@@ -288,12 +288,19 @@ def _forget_user(args: argparse.Namespace, out: Output) -> int:
     text from the folder's files. Acts at once (you named the user); --dry-run only counts."""
     with open_memory(args.path, embedder=args.embedder, settings=settings_of(args)) as memory:
         count = _count(memory, args.user) if args.dry_run else memory.forget_user(args.user)
+        waiting = sorted(memory.pending_forgets) if not args.dry_run else []
     if out.json_mode:
-        out.json({"user_id": args.user, "dry_run": bool(args.dry_run), "memories": count})
+        data: dict[str, object] = {"user_id": args.user, "dry_run": bool(args.dry_run), "memories": count}
+        out.json(data if args.dry_run else {**data, "pending": waiting})
     elif args.dry_run:
         out.print(f"user {args.user!r} has {count} memories; run again without --dry-run to forget them")
     else:
         out.print(f"forgot {count} memories of user {args.user!r} and scrubbed their text from the folder")
+        for name in waiting:
+            out.print(
+                f"  {name}: not open and no installed package opens it; its files keep the user's text "
+                "until it is next opened on this folder (it applies the forget first)"
+            )
     return EXIT_OK
 
 

@@ -5,6 +5,8 @@
   by message id across restarts.
 * :mod:`~ucma_core.conversation.render`: recalled memories as one prompt block
   within a token budget (:func:`render_memories`).
+* :mod:`~ucma_core.conversation.behind`: a durable background writer of turns
+  (:class:`WriteBehind`), drained by ``Memory.close`` and at interpreter exit.
 * :mod:`~ucma_core.conversation.tools`: the memory tools for agents, bound to one
   scope (:class:`ToolSpec`, :func:`memory_tools`).
 
@@ -12,6 +14,7 @@ An adapter converts its framework's messages to :class:`ChatTurn` and wraps each
 :class:`ToolSpec` in its tool type; nothing else.
 """
 
+from ucma_core.conversation.behind import WriteBehind, WriteFailure
 from ucma_core.conversation.binding import Target, bind
 from ucma_core.conversation.render import render_memories
 from ucma_core.conversation.seam import UNSET, Unset, clean_text, recall_query, stated_user
@@ -24,6 +27,8 @@ __all__ = [
     "Target",
     "ToolSpec",
     "Unset",
+    "WriteBehind",
+    "WriteFailure",
     "aobserve_turns",
     "bind",
     "clean_text",

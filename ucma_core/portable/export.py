@@ -56,6 +56,8 @@ def _export_lines(
                 "embedder": {"name": embedder.name, "dimension": embedder.dimension},
                 "vectors": VECTORS if vectors else None,
                 "counts": counts,
+                # what adapters keep in the folder (LangGraph checkpoints): declared, not exported
+                "attachments": {name: [f.name for f in files] for name, files in memory.attachments.items()},
             }
         )
         done = 0

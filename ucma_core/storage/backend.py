@@ -33,7 +33,7 @@ import dataclasses
 import json
 import os
 import shutil
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -403,6 +403,11 @@ class Backend:
             n += 1
         os.replace(path, aside)
         return aside
+
+    def set_attachments(self, attachments: Mapping[str, Mapping[str, Any]]) -> None:
+        """Record what adapters keep in the folder (see :mod:`ucma_core.attachments`)."""
+        if dict(attachments) != dict(self.manifest.attachments):
+            self._set_manifest(attachments={k: dict(v) for k, v in attachments.items()})
 
     def _set_manifest(self, **changes: Any) -> None:
         self.manifest = dataclasses.replace(self.manifest, **changes)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import secrets
 import uuid
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ucma_core.errors import CorruptStoreError, EmbedderMismatchError, SchemaVersionError
 from ucma_core.storage.atomic import read_json, write_json_atomic
@@ -38,6 +40,9 @@ class Manifest:
     features: tuple[str, ...] = FEATURES
     #: The folder's random secret for Chroma's key names (hex; ``None`` in folders from before).
     key_secret: str | None = None
+    #: What adapters keep in the folder (see :mod:`ucma_core.attachments`): name →
+    #: ``{"files": [paths relative to the folder], "pending": [forgets to apply on attach]}``.
+    attachments: Mapping[str, Mapping[str, Any]] = field(default_factory=dict, hash=False, compare=False)
 
     @staticmethod
     def path(folder: Path) -> Path:
@@ -72,6 +77,7 @@ class Manifest:
                 collection=str(data["collection"]),
                 features=tuple(str(f) for f in data.get("features", ())),
                 key_secret=_secret(data.get("key_secret")),
+                attachments=_attachments(data.get("attachments")),
             )
         except (KeyError, TypeError, ValueError) as e:
             raise CorruptStoreError(f"{path} is missing a field: {e}") from e
@@ -104,6 +110,8 @@ class Manifest:
         }
         if self.key_secret is not None:
             data["key_secret"] = self.key_secret
+        if self.attachments:
+            data["attachments"] = {name: dict(entry) for name, entry in self.attachments.items()}
         return data
 
     def save(self, folder: Path) -> None:
@@ -148,3 +156,13 @@ def _secret(value: object) -> str | None:
     except ValueError:
         pass
     raise ValueError(f"key_secret is not a hex secret of at least 16 bytes: {text[:8]!r}...")
+
+
+def _attachments(value: object) -> dict[str, dict[str, Any]]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict) or not all(
+        isinstance(k, str) and isinstance(v, dict) for k, v in value.items()
+    ):
+        raise ValueError("attachments is not a mapping of names to entries")
+    return {name: dict(entry) for name, entry in value.items()}

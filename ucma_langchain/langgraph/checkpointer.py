@@ -2,16 +2,25 @@
 
 Checkpoints, pending writes and channel values are stored by LangGraph's own
 ``SqliteSaver`` (``langgraph-checkpoint-sqlite``) in ``<memory folder>/checkpoints.sqlite3``:
-the format, the queries and their fixes stay LangGraph's. This class adds three
-things on top:
+the format, the queries and their fixes stay LangGraph's. This class adds on top:
 
 * the messages that reach the checkpointed state are observed into UCMA once
   each (see :class:`~ucma_langchain.langgraph.mirror.MessageMirror`), scoped by
   the run's ``configurable`` (``thread_id`` → session, ``user_id``, ``agent_id``);
+  the user must be stated (``UserNotStatedError`` otherwise, before anything is
+  written) unless the checkpointer was built with ``user_id=None``;
+* the checkpoint database is the mirror's outbox: a checkpoint with new messages is
+  entered in ``ucma_outbox`` in the transaction that stores it, and taken out once its
+  messages are durable in the memory; opening the checkpointer replays what is left, so a
+  message acknowledged into a checkpoint reaches the memory exactly once whatever
+  happens to the process (message ids are the idempotency keys);
+* it is attached to the memory (:meth:`ucma_core.Memory.attach`): ``Memory.close``
+  stores what is queued, ``forget_user`` / ``forget_session`` delete the threads
+  and scrub the database file, ``verify`` checks it, the disk-space guard covers it;
 * the extended capabilities ``SqliteSaver`` lacks (``delete_for_runs``,
   ``copy_thread``, ``prune``), as SQL on the saver's tables;
 * clear UCMA errors for bad input (a thread id that is not a str, a value the
-  serializer refuses), raised before anything is written.
+  serializer refuses) and for a full disk (``DiskFullError``).
 
 The async methods run the same sync code in a worker thread (as
 :class:`~ucma_core.Memory` does), so both paths share one connection, one lock
@@ -25,7 +34,17 @@ import copy
 import json
 import sqlite3
 import threading
-from collections.abc import AsyncIterator, Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import (
+    AsyncIterator,
+    Callable,
+    Collection,
+    Hashable,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -42,15 +61,21 @@ from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from ucma_core import Memory
-from ucma_core.errors import ClosedMemoryError, InvalidInputError, StorageError
+from ucma_core.attachments import file_error
+from ucma_core.conversation import UNSET, Unset, bind, stated_user
+from ucma_core.errors import ClosedMemoryError, InvalidInputError
 from ucma_langchain.langgraph import checkpoint_sql
 from ucma_langchain.langgraph.mirror import MessageMirror
 from ucma_langchain.langgraph.scope import RunScope, ScopeKeys, check_thread_id, scope_from_config
 
-__all__ = ["CHECKPOINT_FILE", "UCMACheckpointer"]
+__all__ = ["ATTACHMENT", "CHECKPOINT_FILE", "UCMACheckpointer", "open_attachment"]
 
 #: The checkpoint database's file name inside the memory folder.
 CHECKPOINT_FILE = "checkpoints.sqlite3"
+#: The attachment name of the checkpointer on the default file (its ``ucma.attachments``
+#: entry point opens it, so ``ucma forget-user`` reaches it while no app has it open).
+ATTACHMENT = "langgraph-checkpoints"
+_WHERE_USER = 'config={"configurable": {"user_id": ...}}'
 
 T = TypeVar("T")
 
@@ -76,11 +101,34 @@ def _thread(config: RunnableConfig | None, *, what: str = "config") -> str:
     return check_thread_id(configurable["thread_id"])
 
 
+class _OutboxSaver(SqliteSaver):
+    """LangGraph's ``SqliteSaver``, whose next write transaction in this thread can carry
+    UCMA's rows (the outbox entry commits with the checkpoint, or neither does)."""
+
+    def __init__(self, conn: sqlite3.Connection, *, serde: SerializerProtocol | None) -> None:
+        super().__init__(conn, serde=serde)
+        self.along = threading.local()
+
+    @contextmanager
+    def cursor(self, transaction: bool = True) -> Iterator[sqlite3.Cursor]:
+        with super().cursor(transaction) as cur:
+            yield cur
+            along: Callable[[sqlite3.Cursor], None] | None = getattr(self.along, "fn", None)
+            if transaction and along is not None:
+                self.along.fn = None
+                along(cur)
+
+
 class UCMACheckpointer(BaseCheckpointSaver[str]):
     """Durable LangGraph threads in the memory folder, whose messages become memories.
 
     Args:
         memory: the UCMA memory; its folder holds the checkpoint database.
+        user_id: whose messages these are when a run's config names no user: a str
+            (always this user), ``None`` (the app has no users: runs without a user are
+            stored without one) or, by default, unset: a run whose config names no
+            user is refused with :class:`~ucma_core.errors.UserNotStatedError` before
+            anything is written.
         path: the SQLite file (default: ``<memory folder>/checkpoints.sqlite3``).
         messages_key: the state channel whose messages are observed into UCMA
             (default ``"messages"``); ``None`` stores checkpoints only.
@@ -100,16 +148,17 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
         >>> from ucma_core.embedders import HashingEmbedder
         >>> from ucma_langchain.langgraph import UCMACheckpointer
         >>> mem = Memory(tempfile.mkdtemp(), embedder=HashingEmbedder())
-        >>> with UCMACheckpointer(mem) as saver:
-        ...     saver.get_tuple({"configurable": {"thread_id": "t1"}}) is None
+        >>> saver = UCMACheckpointer(mem, user_id="ana")
+        >>> saver.get_tuple({"configurable": {"thread_id": "t1"}}) is None
         True
-        >>> mem.close()
+        >>> mem.close()  # closes the checkpointer first, storing what it queued
     """
 
     def __init__(
         self,
         memory: Memory,
         *,
+        user_id: str | Unset | None = UNSET,
         path: str | Path | None = None,
         messages_key: str | None = "messages",
         scope_keys: ScopeKeys | None = None,
@@ -123,17 +172,137 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
             raise InvalidInputError(f"memory must be a ucma_core.Memory, not {type(memory).__name__}")
         if messages_key is not None and (not isinstance(messages_key, str) or not messages_key):
             raise InvalidInputError(f"messages_key must be a non-empty str or None, got {messages_key!r}")
+        if not (
+            user_id is None or isinstance(user_id, Unset) or (isinstance(user_id, str) and user_id.strip())
+        ):
+            raise InvalidInputError(f"user_id must be a non-empty str, None or left unset, got {user_id!r}")
         self.memory = memory
+        self.user_id = user_id
         self.messages_key = messages_key
         self.scope_keys = scope_keys or ScopeKeys()
         self.path = Path(path) if path is not None else memory.path / CHECKPOINT_FILE
+        stem = "".join(c if c.isalnum() else "-" for c in self.path.stem.lower()).strip("-")[:40] or "db"
+        self._name = ATTACHMENT if stem == "checkpoints" else f"langgraph-{stem}"
         try:
             conn = sqlite3.connect(self.path, check_same_thread=False)
+            conn.execute("PRAGMA secure_delete = ON")  # freed pages are zeroed: deleted text is gone
+            checkpoint_sql.setup(conn)
         except sqlite3.Error as e:
-            raise StorageError(f"cannot open the checkpoint database {self.path}: {e}") from e
-        self._saver = SqliteSaver(conn, serde=self.serde)
-        self._mirror = MessageMirror(memory, roles=roles, background=background, linger=linger)
+            raise file_error(
+                e, f"opening the checkpoint database {self.path}", folder=self.path.parent
+            ) from e
+        self._saver = _OutboxSaver(conn, serde=self.serde)
+        self._recorded: set[tuple[str, RunScope]] = set()
         self._closed = threading.Event()  # shared with the clones with_allowlist makes
+        self._mirror = MessageMirror(
+            memory, roles=roles, background=background, linger=linger, on_written=self._written
+        )
+        try:
+            memory.attach(self)  # applies forgets recorded while no checkpointer was open
+            self._catch_up()
+        except BaseException:
+            self._mirror.close()
+            conn.close()
+            memory.detach(self)
+            raise
+
+    # ------------------------------------------------------------------ the outbox
+    def _catch_up(self) -> None:
+        """Offer every checkpoint still in the outbox (stored, messages not yet durable)."""
+        if self.messages_key is None:
+            return
+        with self._saver.cursor(transaction=False) as cur:
+            rows = checkpoint_sql.outbox(cur)
+        gone = []
+        for seq, thread_id, ns, checkpoint_id, scope in rows:
+            found = self._saver.get_tuple(
+                {
+                    "configurable": {
+                        "thread_id": thread_id,
+                        "checkpoint_ns": ns,
+                        "checkpoint_id": checkpoint_id,
+                    }
+                }
+            )
+            if found is None:  # deleted since (delete_for_runs, prune)
+                gone.append(seq)
+                continue
+            messages = found.checkpoint["channel_values"].get(self.messages_key)
+            self._mirror.offer(RunScope(*scope), messages, token=seq)
+        if gone:
+            with self._saver.cursor() as cur:
+                checkpoint_sql.done(cur, gone)
+
+    def _written(self, tokens: list[Hashable]) -> None:
+        """The mirror stored these checkpoints' messages: take them out of the outbox."""
+        seqs = [t for t in tokens if isinstance(t, int)]
+        if seqs:
+            with self._sql("marking checkpoints mirrored") as cur:
+                checkpoint_sql.done(cur, seqs)
+
+    @property
+    def backlog(self) -> int:
+        """Checkpoints whose messages are not yet durable in the memory (0 after :meth:`flush`)."""
+        with self._saver.cursor(transaction=False) as cur:
+            return checkpoint_sql.pending_count(cur)
+
+    @contextmanager
+    def _sql(self, what: str) -> Iterator[sqlite3.Cursor]:
+        """A transaction on the database; SQLite failures become UCMA storage errors."""
+        try:
+            with self._saver.cursor() as cur:
+                yield cur
+        except sqlite3.Error as e:
+            raise file_error(e, f"{what} in {self.path}", folder=self.path.parent) from e
+
+    # ------------------------------------------------------------------ Attachment
+    @property
+    def name(self) -> str:
+        """The attachment name (``"langgraph-checkpoints"`` on the default file)."""
+        return self._name
+
+    def files(self) -> Sequence[Path]:
+        """The checkpoint database (SQLite also keeps ``-wal`` and ``-shm`` beside it)."""
+        return (self.path,)
+
+    def forget_user(self, user_id: str) -> None:
+        """Delete every thread that ran for ``user_id`` and scrub the database file (called by
+        :meth:`ucma_core.Memory.forget_user`, which then deletes the memories)."""
+        self._mirror.forget_user(user_id)
+        if self._closed.is_set():
+            return
+        with self._sql("forgetting a user's threads") as cur:
+            threads = checkpoint_sql.user_threads(cur, user_id, self.scope_keys.user_id)
+            checkpoint_sql.delete_threads(cur, threads)
+        self._scrub()
+
+    def forget_session(self, session_id: str, *, user_id: str | None, agent_id: str | None) -> None:
+        """Delete the threads that ran in one session and scrub the database file (called by
+        :meth:`ucma_core.Memory.forget_session`)."""
+        self._mirror.forget_session(session_id, user_id=user_id, agent_id=agent_id)
+        if self._closed.is_set():
+            return
+        with self._sql("forgetting a session's threads") as cur:
+            threads = checkpoint_sql.session_threads(cur, session_id, user_id, agent_id)
+            checkpoint_sql.delete_threads(cur, threads)
+        if threads:
+            self._scrub()
+
+    def _scrub(self) -> None:
+        try:
+            with self._saver.lock:
+                checkpoint_sql.scrub(self._saver.conn)
+        except sqlite3.Error as e:
+            raise file_error(e, f"scrubbing {self.path}", folder=self.path.parent) from e
+
+    def verify(self) -> Sequence[str]:
+        """SQLite's quick check of the database (empty when healthy)."""
+        if self._closed.is_set():
+            return []
+        with self._saver.cursor(transaction=False) as cur:
+            cur.execute("PRAGMA quick_check")
+            found = [str(r[0]) for r in cur.fetchall()]
+        return [] if found == ["ok"] else [f"{self.path.name}: {problem}" for problem in found]
 
     # ------------------------------------------------------------------ lifecycle
     def with_allowlist(self, extra_allowlist: Collection[tuple[str, ...]]) -> UCMACheckpointer:
@@ -160,16 +329,18 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
         return await asyncio.to_thread(self._mirror.flush, timeout)
 
     def close(self) -> None:
-        """Observe what is queued, then close the checkpoint database. The memory stays
-        open (it is the caller's). Idempotent."""
+        """Observe what is queued, then close the checkpoint database and detach from the
+        memory. The memory stays open (it is the caller's; ``Memory.close`` closes this
+        first). Idempotent."""
         if self._closed.is_set():
             return
-        self._closed.set()
         try:
             self._mirror.close()
         finally:
+            self._closed.set()
             with self._saver.lock:
                 self._saver.conn.close()
+            self.memory.detach(self)
 
     async def aclose(self) -> None:
         """Async :meth:`close`."""
@@ -192,8 +363,19 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
             raise ClosedMemoryError(f"the checkpointer on {self.path} is closed")
 
     def scope(self, config: RunnableConfig) -> RunScope:
-        """The UCMA scope a run with this config writes its messages to."""
-        return scope_from_config(config, self.scope_keys)
+        """The UCMA scope a run with this config writes its messages to.
+
+        Raises:
+            UserNotStatedError: the config names no user and the checkpointer was not
+                built with a ``user_id`` (or ``user_id=None``).
+            InvalidInputError: a scope value the memory refuses (a user id over 256
+                characters, for example).
+        """
+        run = scope_from_config(config, self.scope_keys)
+        user = stated_user(self.user_id, run.user_id, adapter="UCMACheckpointer", where=_WHERE_USER)
+        scope = run._replace(user_id=user)
+        bind(self.memory, user_id=scope.user_id, agent_id=scope.agent_id, session_id=scope.session_id)
+        return scope  # the memory accepts it: a put is refused now, not its mirroring later
 
     # ------------------------------------------------------------------ reads
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
@@ -237,15 +419,35 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
         metadata: CheckpointMetadata,
         new_versions: ChannelVersions,
     ) -> RunnableConfig:
-        """Store a checkpoint, then hand its new messages to the UCMA mirror.
+        """Store a checkpoint (entered in the outbox first), then hand its new messages to
+        the UCMA mirror.
 
         Raises:
             InvalidInputError: a thread id that is not a str, or a channel value the
                 serializer cannot encode (nothing is written then).
+            UserNotStatedError: the config names no user and none was given to the
+                checkpointer (nothing is written then).
+            DiskFullError: the disk is (nearly) full (nothing is written then).
         """
         thread_id = _thread(config)
         scope = self.scope(config) if self.messages_key is not None else None
         self._check_open()
+        self.memory.check_space()
+        tokens: list[int] = []
+        along: Callable[[sqlite3.Cursor], None] | None = None
+        if scope is not None:
+            ns = str(config["configurable"].get("checkpoint_ns", ""))
+            mirrored = self.messages_key in new_versions
+            if mirrored or (thread_id, scope) not in self._recorded:
+
+                def along(cur: sqlite3.Cursor) -> None:
+                    checkpoint_sql.record_thread(cur, thread_id, scope)
+                    if mirrored:
+                        tokens.append(
+                            checkpoint_sql.enqueue(cur, thread_id, ns, str(checkpoint["id"]), scope)
+                        )
+
+        self._saver.along.fn = along  # committed in the checkpoint's own transaction
         try:
             stored = self._saver.put(config, checkpoint, metadata, new_versions)
         except TypeError as e:
@@ -253,8 +455,20 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
                 f"checkpoint {checkpoint.get('id')!r} of thread {thread_id!r} cannot be serialised: {e}; "
                 "keep state values to JSON-like data, LangChain messages, dataclasses or pydantic models"
             ) from e
-        if scope is not None and self.messages_key in new_versions:
-            self._mirror.offer(scope, checkpoint["channel_values"].get(self.messages_key))
+        except sqlite3.Error as e:
+            raise file_error(
+                e, f"storing a checkpoint of thread {thread_id!r}", folder=self.path.parent
+            ) from e
+        finally:
+            pending, self._saver.along.fn = self._saver.along.fn, None
+        if pending is not None:  # a SqliteSaver that stored without its cursor(): record it now
+            with self._sql("recording a checkpoint for the memory") as cur:
+                pending(cur)
+        if scope is not None:
+            self._recorded.add((thread_id, scope))
+        token = tokens[0] if tokens else None
+        if scope is not None and token is not None and self.messages_key is not None:
+            self._mirror.offer(scope, checkpoint["channel_values"].get(self.messages_key), token=token)
         return stored
 
     def put_writes(
@@ -267,11 +481,16 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
         """Store a task's pending writes for the checkpoint named by ``config``."""
         thread_id = _thread(config)
         self._check_open()
+        self.memory.check_space()
         try:
             self._saver.put_writes(config, writes, task_id, task_path)
         except TypeError as e:
             raise InvalidInputError(
                 f"a pending write of task {task_id!r} in thread {thread_id!r} cannot be serialised: {e}"
+            ) from e
+        except sqlite3.Error as e:
+            raise file_error(
+                e, f"storing pending writes of thread {thread_id!r}", folder=self.path.parent
             ) from e
 
     def delete_thread(self, thread_id: str, *, forget_memories: bool = False) -> None:
@@ -280,40 +499,53 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
         Args:
             thread_id: the thread.
             forget_memories: also delete the memories observed from the thread (its
-                UCMA session in the scopes the thread ran in). Default ``False``: what
-                the thread taught the memory stays.
+                UCMA session in the scopes the thread ran in) and scrub their text from
+                the folder's files: Chroma's database and index, the keyword index, the
+                graph journal, and this database (``Memory.forget_session(...,
+                scrub=True)``). Default ``False``: what the thread taught the memory
+                stays (its queued messages are stored first).
         """
         thread_id = check_thread_id(thread_id)
         self._check_open()
-        scopes = self._thread_scopes(thread_id) if forget_memories else []
-        self._saver.delete_thread(thread_id)
-        if forget_memories:
-            self._mirror.flush()
-            for scope in scopes:
-                self._mirror.forget(scope)
-                if scope.session_id is not None:
-                    self.memory.forget_session(
-                        scope.session_id, user_id=scope.user_id, agent_id=scope.agent_id
-                    )
+        if not forget_memories:
+            self._mirror.drain()
+            with self._sql("deleting a thread") as cur:
+                checkpoint_sql.delete_threads(cur, [thread_id])
+            return
+        for scope in self._thread_scopes(thread_id):
+            self._mirror.forget(scope)
+            if scope.session_id is not None:
+                self.memory.forget_session(
+                    scope.session_id, user_id=scope.user_id, agent_id=scope.agent_id, scrub=True
+                )
+        with self._sql("deleting a thread") as cur:
+            checkpoint_sql.delete_threads(cur, [thread_id])
+        self._scrub()
 
     def _thread_scopes(self, thread_id: str) -> Sequence[RunScope]:
-        """The scopes a thread ran in, read from its checkpoints' metadata (LangGraph copies
-        the run's string ``configurable`` values there)."""
+        """The scopes a thread ran in: recorded at each put, and read from its checkpoints'
+        metadata (LangGraph copies the run's string ``configurable`` values there) for
+        checkpoints stored before."""
         with self._saver.cursor(transaction=False) as cur:
+            recorded = checkpoint_sql.thread_scopes(cur, thread_id)
             blobs = checkpoint_sql.thread_metadata(cur, thread_id)
-        scopes: set[RunScope] = set()
+        scopes: set[RunScope] = {RunScope(*s) for s in recorded}
         for blob in blobs:
             try:
                 meta = json.loads(blob)
             except ValueError:
                 continue
             if isinstance(meta, dict):
+                run = scope_from_config({"configurable": {**meta, "thread_id": thread_id}}, self.scope_keys)
                 scopes.add(
-                    scope_from_config({"configurable": {**meta, "thread_id": thread_id}}, self.scope_keys)
+                    run._replace(user_id=run.user_id if run.user_id is not None else self._fixed_user())
                 )
         if not scopes and self.scope_keys.session_id == "thread_id":
-            scopes.add(RunScope(None, None, thread_id))
+            scopes.add(RunScope(self._fixed_user(), None, thread_id))
         return sorted(scopes, key=lambda s: tuple(v or "" for v in s))
+
+    def _fixed_user(self) -> str | None:
+        return self.user_id if isinstance(self.user_id, str) else None
 
     def delete_for_runs(self, run_ids: Sequence[str]) -> None:
         """Delete the checkpoints (and their writes) created by these runs."""
@@ -409,3 +641,10 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
     async def aprune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
         """Async :meth:`prune`."""
         await self._run(self.prune, thread_ids, strategy=strategy)
+
+
+def open_attachment(memory: Memory) -> UCMACheckpointer:
+    """The checkpointer on ``memory``'s default checkpoint file, opened for the core (the
+    ``ucma.attachments`` entry point ``langgraph-checkpoints``): ``ucma forget-user`` and
+    ``Memory.forget_user`` reach the checkpoints while no app has them open."""
+    return UCMACheckpointer(memory, user_id=None)

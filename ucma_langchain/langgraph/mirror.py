@@ -2,32 +2,27 @@
 
 :class:`UCMACheckpointer` hands every stored checkpoint's message list to a
 :class:`MessageMirror`. The mirror skips messages it has already seen in this
-process, converts the rest to :class:`~ucma_core.conversation.ChatTurn` and
-observes them with the message id as the idempotency key, so a message is stored
-once even when a later process sees the same thread again (the core derives the
-memory id from the key). By default a single worker thread does the observing, so
-a checkpoint write does not wait for the embedding and the vector-store write;
-what arrives within ``linger`` seconds goes into the memory in one
-``observe_many`` call. :meth:`MessageMirror.flush` waits for the worker, and an
-error it met is raised there.
+process, converts the rest to :class:`~ucma_core.conversation.ChatTurn` and hands
+them to the core's :class:`~ucma_core.conversation.WriteBehind`, which stores them
+(one scope at a time, through ``observe_turns``) with the message id as the
+idempotency key, so a message is stored once even when a later process offers
+the same thread again. Each offer carries the checkpoint's outbox number; the
+checkpointer takes it out of its outbox once the turns are durable.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
-import queue
 import threading
-import time
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import replace
-from typing import Any
 
 from langchain_core.messages import BaseMessage
 
 from ucma_core import Memory
-from ucma_core.conversation import ChatTurn, turn_items
+from ucma_core.conversation import ChatTurn, WriteBehind, WriteFailure
 from ucma_core.errors import ClosedMemoryError, InvalidInputError
 from ucma_langchain.langgraph.scope import RunScope
 from ucma_langchain.messages import to_turn
@@ -39,11 +34,6 @@ logger = logging.getLogger(__name__)
 #: ``name`` of the system message :func:`~ucma_langchain.langgraph.recall_node` writes;
 #: the mirror never observes it (recalled memories must not become new memories).
 RECALL_MESSAGE_NAME = "ucma_recall"
-
-_Batch = tuple[RunScope, list[ChatTurn]]
-
-#: Queued by :meth:`MessageMirror.flush` to end the worker's wait for more batches.
-_WAKE: Any = object()
 
 
 def message_key(scope: RunScope, position: int, message: BaseMessage) -> str:
@@ -98,9 +88,10 @@ class MessageMirror:
         background: observe in a worker thread (default) rather than in the caller.
         linger: how long (seconds) the worker waits for more messages before it
             observes, so the messages of a turn (and of concurrent threads) go into
-            the memory in one write; :meth:`flush` cuts the wait short.
+            the memory together; :meth:`flush` cuts the wait short.
         seen_capacity: how many message keys to remember in this process; older ones
             fall back on the core's key check (still stored once).
+        on_written: called with the tokens (outbox numbers) whose turns are durable.
     """
 
     def __init__(
@@ -111,6 +102,7 @@ class MessageMirror:
         background: bool = True,
         linger: float = 0.1,
         seen_capacity: int = 100_000,
+        on_written: Callable[[list[Hashable]], object] | None = None,
     ) -> None:
         self.memory = memory
         self.roles = frozenset(roles)
@@ -118,36 +110,29 @@ class MessageMirror:
         if unknown:
             raise InvalidInputError(f"unknown role(s) {sorted(unknown)}; use user, assistant, tool, system")
         self.background = background
-        if isinstance(linger, bool) or not isinstance(linger, (int, float)) or not 0 <= linger <= 60:
-            raise InvalidInputError(f"linger must be a number of seconds in 0..60, got {linger!r}")
-        self.linger = float(linger)
-        self._hurry = False
         self._last_stamp = 0.0
         self._capacity = seen_capacity
         self._seen: OrderedDict[tuple[str | None, str | None, str], None] = OrderedDict()
         self._lock = threading.Lock()
-        self._idle = threading.Condition(self._lock)
-        self._pending = 0
-        self._error: BaseException | None = None
-        self._queue: queue.SimpleQueue[_Batch | None] = queue.SimpleQueue()
-        self._worker: threading.Thread | None = None
         self._closed = False
+        self._writer = WriteBehind(
+            memory, linger=linger, background=background, on_written=on_written, on_failed=self._unsee
+        )
 
     # ------------------------------------------------------------------ intake
-    def offer(self, scope: RunScope, messages: object) -> int:
+    def offer(self, scope: RunScope, messages: object, *, token: Hashable | None = None) -> int:
         """Queue the messages not yet observed for ``scope``; returns how many were new.
 
         Anything that is not a list of LangChain messages is ignored (a state
-        channel may hold anything).
+        channel may hold anything). ``token`` is reported as written once every turn
+        offered so far for the scope is durable.
         """
-        if not isinstance(messages, (list, tuple)):
-            return 0
         turns: list[ChatTurn] = []
         keys: list[tuple[str | None, str | None, str]] = []
         with self._lock:
             if self._closed:
                 raise ClosedMemoryError("the checkpointer's message mirror is closed")
-            for position, message in enumerate(messages):
+            for position, message in enumerate(messages if isinstance(messages, (list, tuple)) else ()):
                 if not isinstance(message, BaseMessage):
                     continue
                 key = message_key(scope, position, message)
@@ -165,15 +150,14 @@ class MessageMirror:
                 self._seen[seen_key] = None
             while len(self._seen) > self._capacity:
                 self._seen.popitem(last=False)
-            if turns:
-                self._pending += 1
-        if not turns:
-            return 0
-        if self.background:
-            self._start()
-            self._queue.put((scope, turns))
-        else:
-            self._observe([(scope, turns)])
+        if turns or token is not None:
+            self._writer.submit(
+                turns,
+                user_id=scope.user_id,
+                agent_id=scope.agent_id,
+                session_id=scope.session_id,
+                token=token,
+            )
         return len(turns)
 
     def _stamp(self) -> float:
@@ -181,112 +165,54 @@ class MessageMirror:
         self._last_stamp = max(self.memory.now(), self._last_stamp + 1e-6)
         return self._last_stamp
 
+    def _unsee(self, scope: tuple[str | None, str | None, str | None], turns: list[ChatTurn]) -> None:
+        """A failed write: offer these turns again with the thread's next checkpoint."""
+        with self._lock:
+            for turn in turns:
+                self._seen.pop((scope[0], scope[1], str(turn.message_id)), None)
+
     def forget(self, scope: RunScope) -> None:
         """Drop this process's record of the messages seen for ``scope``'s user and agent."""
         with self._lock:
             for seen_key in [k for k in self._seen if k[:2] == (scope.user_id, scope.agent_id)]:
                 del self._seen[seen_key]
 
-    # ------------------------------------------------------------------ worker
-    def _start(self) -> None:
+    def forget_user(self, user_id: str) -> None:
+        """Drop the user's queued turns (waiting for a write in progress) and seen keys."""
+        self._writer.forget_user(user_id)
         with self._lock:
-            if self._worker is None or not self._worker.is_alive():
-                self._worker = threading.Thread(target=self._run, name="ucma-langgraph-mirror", daemon=True)
-                self._worker.start()
+            for seen_key in [k for k in self._seen if k[0] == user_id]:
+                del self._seen[seen_key]
 
-    def _run(self) -> None:
-        while True:
-            first = self._queue.get()
-            if first is None:
-                return
-            batches = [] if first is _WAKE else [first]
-            stop = False
-            deadline = time.monotonic() + self.linger
-            while True:
-                wait = deadline - time.monotonic()
-                try:
-                    lingering = wait > 0 and not self._hurry
-                    more = self._queue.get(timeout=wait) if lingering else self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                if more is None:
-                    stop = True
-                    break
-                if more is not _WAKE:
-                    batches.append(more)
-            if batches:
-                self._observe(batches)
-            if stop:
-                return
-
-    def _observe(self, batches: Sequence[_Batch]) -> None:
-        """Observe queued batches with one ``observe_many`` call (one embedding batch, one
-        Chroma write), each turn in its own scope."""
-        try:
-            items: list[dict[str, Any]] = []
-            for scope, turns in batches:
-                scoped, _ = turn_items(turns, user_id=scope.user_id, keep=True)
-                for item in scoped:
-                    item.update(user_id=scope.user_id, agent_id=scope.agent_id, session_id=scope.session_id)
-                items.extend(scoped)
-            if items:
-                self.memory.observe_many(items)
-        except Exception as e:
-            with self._lock:
-                for scope, turns in batches:
-                    for turn in turns:
-                        self._seen.pop((scope.user_id, scope.agent_id, str(turn.message_id)), None)
-                if self.background:
-                    self._error = self._error or e
-            if not self.background:
-                raise
-            logger.error("UCMA could not observe checkpointed messages (raised at flush()): %s", e)
-        finally:
-            self._finish(len(batches))
-
-    def _finish(self, count: int) -> None:
-        with self._lock:
-            self._pending = max(0, self._pending - count)
-            if self._pending == 0:
-                self._idle.notify_all()
+    def forget_session(self, session_id: str, *, user_id: str | None, agent_id: str | None) -> None:
+        """Drop one session's queued turns (waiting for a write in progress)."""
+        self._writer.forget_session(session_id, user_id=user_id, agent_id=agent_id)
 
     # ------------------------------------------------------------------ control
-    def raise_error(self) -> None:
-        """Raise (once) the error the worker met, if any."""
-        with self._lock:
-            error, self._error = self._error, None
-        if error is not None:
-            raise error
-
     def flush(self, timeout: float | None = None) -> bool:
-        """Wait until every queued message is observed (the worker stops lingering);
-        ``False`` on timeout.
+        """Wait until every queued message is observed; ``False`` on timeout.
 
         Raises:
             Exception: the error the worker met while observing, if any.
         """
-        with self._lock:
-            self._hurry = True
-            if self._pending:
-                self._queue.put(_WAKE)
-            done = self._idle.wait_for(lambda: self._pending == 0, timeout)
-            self._hurry = False
-        self.raise_error()
-        return done
+        return self._writer.flush(timeout)
+
+    def drain(self, timeout: float | None = None) -> bool:
+        """:meth:`flush` that leaves errors to be raised by a later flush."""
+        return self._writer.drain(timeout)
 
     def close(self) -> None:
         """Observe what is queued, then stop the worker. Idempotent."""
-        try:
-            self.flush()
-        finally:
-            with self._lock:
-                self._closed = True
-                worker = self._worker
-            if worker is not None and worker.is_alive():
-                self._queue.put(None)
-                worker.join()
+        with self._lock:
+            self._closed = True
+        self._writer.close()
 
     @property
     def pending(self) -> int:
-        """Batches queued and not yet observed."""
-        return self._pending
+        """Offers queued and not yet observed."""
+        return self._writer.pending
+
+    @property
+    def failures(self) -> tuple[WriteFailure, ...]:
+        """Writes that failed in this process."""
+        return self._writer.failures

@@ -25,8 +25,8 @@ from ucma_core.conversation.loop import (
     DEFAULT_ROLES,
     RECALL_NAME,
     Conversation,
-    RecallOptions,
     Recalled,
+    RecallOptions,
 )
 from ucma_core.conversation.render import render_memories
 from ucma_core.conversation.seam import UNSET, Unset, clean_text, recall_query, stated_user

@@ -15,8 +15,8 @@ import threading
 import weakref
 from typing import Final
 
-from ucma_core.errors import ClosedMemoryError, InvalidInputError, UCMAError
 from ucma_core.consolidation import ConsolidationReport
+from ucma_core.errors import ClosedMemoryError, InvalidInputError, UCMAError
 from ucma_core.memory import Memory
 
 __all__ = ["Cadence", "check_every"]

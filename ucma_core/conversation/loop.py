@@ -220,7 +220,8 @@ class Conversation:
         >>> march_4 = 1_772_618_400.0  # 2026-03-04 10:00 UTC
         >>> with Memory(tempfile.mkdtemp(), embedder=HashingEmbedder(), clock=lambda: march_4) as mem:
         ...     talk = Conversation(mem, user_id="ana", session_id="monday")
-        ...     _ = talk.observe([ChatTurn("user", "My sister lives in Porto."), ChatTurn("assistant", "Noted.")])
+        ...     said = [ChatTurn("user", "My sister lives in Porto."), ChatTurn("assistant", "Noted.")]
+        ...     _ = talk.observe(said)
         ...     later = Conversation(mem, user_id="ana", session_id="friday")
         ...     print(later.recall([ChatTurn("user", "Where does my sister live?")]).block)
         Relevant memories:

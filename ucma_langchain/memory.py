@@ -101,7 +101,7 @@ class UCMAMemory(BaseMemory):
 
     def model_post_init(self, context: Any, /) -> None:
         fixed = self.memory.user_id if isinstance(self.memory, ScopedMemory) else self.user_id
-        user = stated_user(fixed, None, adapter="UCMAMemory", where="memory=mem.scope(user_id=...)")
+        user = stated_user(fixed, None, adapter="UCMAMemory", where="mem.scope(user_id=...) as the memory")
         self._view = view_of(self.memory, user_id=user, agent_id=self.agent_id, session_id=self.session_id)
         options = RecallOptions(k=self.k, max_tokens=self.max_tokens, header=self.header)
         self._talk = Conversation(self._view, options)

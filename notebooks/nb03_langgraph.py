@@ -98,7 +98,7 @@ def model(state: State) -> dict:
     return {"messages": [ask_model([system, *state["messages"]])]}
 
 
-consolidate = consolidation_node(every=4, observe=False, timeout=60)  # the checkpointer observes
+consolidate = consolidation_node(consolidate_every=4, observe=False, timeout=60)  # the checkpointer observes
 builder = StateGraph(State)
 builder.add_node("recall", recall_node(output="state", k=4, max_tokens=300, include_generated=False))
 builder.add_node("profile", profile)

@@ -99,9 +99,13 @@ class UCMAMemory(BaseMemory):
     _view: ScopedMemory = PrivateAttr()
     _talk: Conversation = PrivateAttr()
 
+    def __init__(self, **data: Any) -> None:
+        # checked before pydantic runs, so the error reaches the caller as it is
+        _user(data.get("memory"), data.get("user_id", UNSET))
+        super().__init__(**data)
+
     def model_post_init(self, context: Any, /) -> None:
-        fixed = self.memory.user_id if isinstance(self.memory, ScopedMemory) else self.user_id
-        user = stated_user(fixed, None, adapter="UCMAMemory", where="mem.scope(user_id=...) as the memory")
+        user = _user(self.memory, self.user_id)
         self._view = view_of(self.memory, user_id=user, agent_id=self.agent_id, session_id=self.session_id)
         options = RecallOptions(k=self.k, max_tokens=self.max_tokens, header=self.header)
         self._talk = Conversation(self._view, options)
@@ -176,6 +180,15 @@ class UCMAMemory(BaseMemory):
 
     async def aclear(self) -> None:
         await self._view.aforget_session()
+
+
+def _user(memory: object, user_id: object) -> str | None:
+    """The user: a view's own, else the stated one (``UserNotStatedError`` when left out)."""
+    if isinstance(memory, ScopedMemory):
+        return memory.user_id
+    if user_id is not None and not isinstance(user_id, (str, Unset)):
+        return None  # pydantic says what is wrong with it
+    return stated_user(user_id, None, adapter="UCMAMemory", where="mem.scope(user_id=...) as the memory")
 
 
 def _window(recent: list[Episode]) -> list[ChatTurn]:

@@ -33,14 +33,29 @@ DAY = 86_400.0
 
 def test_public_names() -> None:
     assert ucma_core.conversation.__all__ == [
+        "DEFAULT_HEADER",
+        "DEFAULT_K",
+        "DEFAULT_MAX_TOKENS",
+        "DEFAULT_ROLES",
+        "MEMORY_TOOL_NAMES",
+        "RECALL_NAME",
+        "UNSET",
+        "Cadence",
         "ChatTurn",
+        "Conversation",
+        "RecallOptions",
+        "Recalled",
         "Target",
         "ToolSpec",
+        "Unset",
         "aobserve_turns",
         "bind",
+        "clean_text",
         "memory_tools",
         "observe_turns",
+        "recall_query",
         "render_memories",
+        "stated_user",
         "turn_items",
     ]
 

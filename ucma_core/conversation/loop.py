@@ -253,9 +253,10 @@ class Conversation:
     # ------------------------------------------------------------------ decisions (no I/O)
     def _ask(self, turns: Sequence[ChatTurn], query: str | None, shown: Collection[str]) -> tuple[str, int]:
         text = latest_user_text(turns) if query is None else recall_query(query)
+        # ask for a few more than k when the window may hold some of them (they are left out)
         k = self.options.k
-        window = len(shown) + sum(1 for t in turns if t.message_id is not None)
-        return text, min(1000, 2 * k + min(window, 2 * k))
+        window = max(len(shown), sum(1 for t in turns if t.message_id is not None))
+        return text, min(1000, k + min(window, k))
 
     def _remember_args(self, fetch: int) -> dict[str, object]:
         args: dict[str, object] = {"k": fetch, "include_generated": self.options.include_generated}

@@ -56,6 +56,7 @@ def test_public_names() -> None:
         "recall_query",
         "render_memories",
         "stated_user",
+        "stated_view",
         "turn_items",
     ]
 

@@ -93,6 +93,7 @@ def test_conversation_public_names() -> None:
         "recall_query",
         "render_memories",
         "stated_user",
+        "stated_view",
         "turn_items",
     ]
 

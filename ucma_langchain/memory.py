@@ -15,7 +15,7 @@ try:
 except ImportError as e:
     raise missing(e, extra="langchain", feature="ucma_langchain.UCMAMemory") from e
 
-from ucma_core import ScopedMemory
+from ucma_core import Memory, ScopedMemory
 from ucma_core.conversation import (
     DEFAULT_HEADER,
     DEFAULT_K,
@@ -25,11 +25,11 @@ from ucma_core.conversation import (
     Conversation,
     RecallOptions,
     Unset,
-    stated_user,
+    stated_view,
 )
 from ucma_core.errors import InvalidInputError
 from ucma_core.records import Episode
-from ucma_langchain._scope import MemoryLike, view_of
+from ucma_langchain._scope import MemoryLike
 from ucma_langchain.messages import from_episodes
 
 __all__ = ["UCMAMemory"]
@@ -101,12 +101,21 @@ class UCMAMemory(BaseMemory):
 
     def __init__(self, **data: Any) -> None:
         # checked before pydantic runs, so the error reaches the caller as it is
-        _user(data.get("memory"), data.get("user_id", UNSET))
+        memory, user_id = data.get("memory"), data.get("user_id", UNSET)
+        if isinstance(memory, (Memory, ScopedMemory)) and (
+            user_id is None or isinstance(user_id, (str, Unset))
+        ):
+            stated_view(memory, user_id, adapter="UCMAMemory")
         super().__init__(**data)
 
     def model_post_init(self, context: Any, /) -> None:
-        user = _user(self.memory, self.user_id)
-        self._view = view_of(self.memory, user_id=user, agent_id=self.agent_id, session_id=self.session_id)
+        self._view = stated_view(
+            self.memory,
+            self.user_id,
+            adapter="UCMAMemory",
+            agent_id=self.agent_id,
+            session_id=self.session_id,
+        )
         options = RecallOptions(k=self.k, max_tokens=self.max_tokens, header=self.header)
         self._talk = Conversation(self._view, options)
 
@@ -180,15 +189,6 @@ class UCMAMemory(BaseMemory):
 
     async def aclear(self) -> None:
         await self._view.aforget_session()
-
-
-def _user(memory: object, user_id: object) -> str | None:
-    """The user: a view's own, else the stated one (``UserNotStatedError`` when left out)."""
-    if isinstance(memory, ScopedMemory):
-        return memory.user_id
-    if user_id is not None and not isinstance(user_id, (str, Unset)):
-        return None  # pydantic says what is wrong with it
-    return stated_user(user_id, None, adapter="UCMAMemory", where="mem.scope(user_id=...) as the memory")
 
 
 def _window(recent: list[Episode]) -> list[ChatTurn]:

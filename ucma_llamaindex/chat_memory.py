@@ -21,14 +21,13 @@ from ucma_core.conversation import (
     Recalled,
     RecallOptions,
     Unset,
-    bind,
+    stated_view,
 )
 from ucma_core.errors import InvalidInputError
 from ucma_core.memory import Memory
 from ucma_core.records import MemoryRecord
 from ucma_core.scoped import ScopedMemory
 from ucma_core.tokens import TokenCounter
-from ucma_llamaindex._scope import fixed_user
 from ucma_llamaindex.messages import message_text, to_message, to_turn
 
 __all__ = ["UCMAChatMemory"]
@@ -126,11 +125,8 @@ class UCMAChatMemory(BaseMemory):
         roles: Iterable[str] = DEFAULT_ROLES,
         token_counter: TokenCounter | None = None,
     ) -> None:
-        view = bind(
-            memory,
-            user_id=fixed_user(memory, user_id, "UCMAChatMemory"),
-            agent_id=agent_id,
-            session_id=session_id,
+        view = stated_view(
+            memory, user_id, adapter="UCMAChatMemory", agent_id=agent_id, session_id=session_id
         )
         # Fix the session now: an unbound view would follow the memory's current session.
         view = view.memory.scope(user_id=view.user_id, agent_id=view.agent_id, session_id=view.session_id)

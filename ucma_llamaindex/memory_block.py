@@ -18,13 +18,12 @@ from ucma_core.conversation import (
     Conversation,
     RecallOptions,
     Unset,
-    bind,
+    stated_view,
 )
 from ucma_core.memory import Memory
 from ucma_core.records import RetrievalResult
 from ucma_core.scoped import ScopedMemory
 from ucma_core.tokens import TokenCounter
-from ucma_llamaindex._scope import fixed_user
 from ucma_llamaindex.messages import to_turns
 
 __all__ = ["UCMAMemoryBlock"]
@@ -104,8 +103,9 @@ class UCMAMemoryBlock(BaseMemoryBlock[str]):
         token_counter: TokenCounter | None = None,
         **fields: Any,
     ) -> None:
-        user = fixed_user(memory, user_id, "UCMAMemoryBlock")
-        view = bind(memory, user_id=user, agent_id=agent_id, session_id=session_id)
+        view = stated_view(
+            memory, user_id, adapter="UCMAMemoryBlock", agent_id=agent_id, session_id=session_id
+        )
         fields.update(user_id=view.user_id, agent_id=view.agent_id, session_id=session_id)
         super().__init__(**fields)
         self._view = view

@@ -16,7 +16,7 @@ An adapter converts its framework's messages to :class:`ChatTurn` and wraps each
 :class:`ToolSpec` in its tool type; nothing else.
 """
 
-from ucma_core.conversation.binding import Target, bind
+from ucma_core.conversation.binding import Target, bind, stated_view
 from ucma_core.conversation.cadence import Cadence
 from ucma_core.conversation.loop import (
     DEFAULT_HEADER,
@@ -57,5 +57,6 @@ __all__ = [
     "recall_query",
     "render_memories",
     "stated_user",
+    "stated_view",
     "turn_items",
 ]

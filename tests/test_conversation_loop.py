@@ -225,7 +225,7 @@ def test_background_cycles_run_one_at_a_time_per_memory(
     assert Cadence(1).run(keep_all) is None  # nor an inline one
     release.set()
     assert first.wait(timeout=5) and second.wait(timeout=5)
-    assert runs == [1] and first.last_report == "done" and second.last_report is None
+    assert runs == [1] and str(first.last_report) == "done" and second.last_report is None
     first.tick(keep_all)  # the cycle is over: the next due turn runs one
     assert first.wait(timeout=5) and runs == [1, 1]
 
@@ -254,4 +254,4 @@ def test_close_stops_a_running_cycle(keep_all: Memory, monkeypatch: pytest.Monke
     assert started.wait(5)
     began = time.perf_counter()
     cadence.close(timeout=5)
-    assert time.perf_counter() - began < 5 and cadence.last_report == "stopped"
+    assert time.perf_counter() - began < 5 and str(cadence.last_report) == "stopped"

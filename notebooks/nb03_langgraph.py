@@ -152,8 +152,8 @@ print("recall_node's block (state['memories']):\\n" + out["memories"])
 print("\\nStore search in the profile node (state['profile']):\\n" + out["profile"])
 """),
     md("""
-The fourth turn triggered the deferred consolidation node (`consolidate_every=4`): one sleep cycle ran after the
-turn. What it did:
+The fourth turn triggered the deferred consolidation node (`consolidate_every=4`): one sleep cycle
+ran after the turn. What it did:
 """),
     code("""
 report = consolidate.last_report

@@ -98,7 +98,7 @@ def model(state: State) -> dict:
     return {"messages": [ask_model([system, *state["messages"]])]}
 
 
-consolidate = consolidation_node(every=4, observe=False, timeout=60)  # the checkpointer observes
+consolidate = consolidation_node(consolidate_every=4, observe=False, timeout=60)  # the checkpointer observes
 builder = StateGraph(State)
 builder.add_node("recall", recall_node(output="state", k=4, max_tokens=300, include_generated=False))
 builder.add_node("profile", profile)
@@ -152,8 +152,8 @@ print("recall_node's block (state['memories']):\\n" + out["memories"])
 print("\\nStore search in the profile node (state['profile']):\\n" + out["profile"])
 """),
     md("""
-The fourth turn triggered the deferred consolidation node (`every=4`): one sleep cycle ran after the
-turn. What it did:
+The fourth turn triggered the deferred consolidation node (`consolidate_every=4`): one sleep cycle
+ran after the turn. What it did:
 """),
     code("""
 report = consolidate.last_report

@@ -119,7 +119,9 @@ for message in tuesday.get("Marta asked me to look after her cat: good idea with
 
 `UCMAToolSpec(mem, user_id="ana").to_tool_list()` gives `recall_memory`, `save_memory`,
 `forget_memory` and `facts_about`, bound to Ana. The agent's own conversation is a `UCMAChatMemory`
-session too, so its tool calls and results are kept.
+session too. It keeps what Ana and the agent said; the calls and results of UCMA's own memory tools
+are copies of memories and are not stored again (other tools' calls and results are kept with
+`UCMAChatMemory(..., roles=("user", "assistant", "tool"))`), as in every UCMA adapter.
 """),
     code("""
 from llama_index.core.agent.workflow import FunctionAgent
@@ -137,7 +139,7 @@ for text in ["Remember that Marta's birthday is on the 14th of April.", "look up
     answer = await agent.run(user_msg=text, memory=agent_memory)
     print(f"Ana: {text}\\nAI:  {answer}")
 """),
-    md("The agent's session, as stored (tool calls and tool results included):"),
+    md("The agent's session, as stored:"),
     code("""
 for message in agent_memory.get_all():
     calls = [(b.tool_name, b.tool_kwargs) for b in message.blocks if isinstance(b, ToolCallBlock)]

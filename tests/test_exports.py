@@ -70,8 +70,18 @@ def test_conversation_public_names() -> None:
     import ucma_core.conversation
 
     assert ucma_core.conversation.__all__ == [
+        "DEFAULT_HEADER",
+        "DEFAULT_K",
+        "DEFAULT_MAX_TOKENS",
+        "DEFAULT_ROLES",
+        "MEMORY_TOOL_NAMES",
+        "RECALL_NAME",
         "UNSET",
+        "Cadence",
         "ChatTurn",
+        "Conversation",
+        "RecallOptions",
+        "Recalled",
         "Target",
         "ToolSpec",
         "Unset",
@@ -85,6 +95,7 @@ def test_conversation_public_names() -> None:
         "recall_query",
         "render_memories",
         "stated_user",
+        "stated_view",
         "turn_items",
     ]
 

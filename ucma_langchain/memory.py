@@ -15,11 +15,21 @@ try:
 except ImportError as e:
     raise missing(e, extra="langchain", feature="ucma_langchain.UCMAMemory") from e
 
-from ucma_core import ScopedMemory
-from ucma_core.conversation import ChatTurn, aobserve_turns, observe_turns, render_memories
+from ucma_core import Memory, ScopedMemory
+from ucma_core.conversation import (
+    DEFAULT_HEADER,
+    DEFAULT_K,
+    DEFAULT_MAX_TOKENS,
+    UNSET,
+    ChatTurn,
+    Conversation,
+    RecallOptions,
+    Unset,
+    stated_view,
+)
 from ucma_core.errors import InvalidInputError
-from ucma_core.records import Episode, RetrievalResult
-from ucma_langchain._scope import MemoryLike, view_of
+from ucma_core.records import Episode
+from ucma_langchain._scope import MemoryLike
 from ucma_langchain.messages import from_episodes
 
 __all__ = ["UCMAMemory"]
@@ -33,7 +43,8 @@ class UCMAMemory(BaseMemory):
     (``Human: …`` / ``AI: …``) or, with ``return_messages=True``, as messages; and
     ``recall_key`` (default ``"memories"``), the memories recalled for the new input
     from every session of the user, rendered as one dated block within
-    ``max_tokens`` (memories already among the recent turns are left out). With
+    ``max_tokens`` by :class:`ucma_core.conversation.Conversation` (memories already
+    among the recent turns, duplicates and content-free turns are left out). With
     ``recall_key=None`` the block goes at the start of the history variable instead
     (as a ``SystemMessage`` with ``return_messages=True``), so prompts that only have
     ``{history}``, like ``ConversationChain``'s default, get it too.
@@ -43,7 +54,10 @@ class UCMAMemory(BaseMemory):
 
     Args:
         memory: a :class:`~ucma_core.Memory`, or a view bound with ``Memory.scope(...)``.
-        user_id / agent_id: whose memories (``None``: stored without a user / any agent).
+        user_id: whose memories; required with a :class:`~ucma_core.Memory`
+            (:class:`~ucma_core.errors.UserNotStatedError` without one), ``None`` for an
+            app without users.
+        agent_id: the agent (``None``: any agent).
         session_id: the conversation; give one to continue it after a restart
             (default: the memory's current session).
         k: how many memories to recall.
@@ -68,12 +82,13 @@ class UCMAMemory(BaseMemory):
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     memory: MemoryLike
-    user_id: str | None = None
+    user_id: str | Unset | None = UNSET
     agent_id: str | None = None
     session_id: str | None = None
-    k: int = Field(default=5, ge=1, le=1000)
+    k: int = Field(default=DEFAULT_K, ge=1, le=1000)
     recent_turns: int = Field(default=10, ge=0)
-    max_tokens: int = Field(default=800, ge=1)
+    max_tokens: int = Field(default=DEFAULT_MAX_TOKENS, ge=1)
+    header: str = DEFAULT_HEADER
     memory_key: str = "history"
     recall_key: str | None = "memories"
     input_key: str | None = None
@@ -82,11 +97,27 @@ class UCMAMemory(BaseMemory):
     human_prefix: str = "Human"
     ai_prefix: str = "AI"
     _view: ScopedMemory = PrivateAttr()
+    _talk: Conversation = PrivateAttr()
+
+    def __init__(self, **data: Any) -> None:
+        # checked before pydantic runs, so the error reaches the caller as it is
+        memory, user_id = data.get("memory"), data.get("user_id", UNSET)
+        if isinstance(memory, (Memory, ScopedMemory)) and (
+            user_id is None or isinstance(user_id, (str, Unset))
+        ):
+            stated_view(memory, user_id, adapter="UCMAMemory")
+        super().__init__(**data)
 
     def model_post_init(self, context: Any, /) -> None:
-        self._view = view_of(
-            self.memory, user_id=self.user_id, agent_id=self.agent_id, session_id=self.session_id
+        self._view = stated_view(
+            self.memory,
+            self.user_id,
+            adapter="UCMAMemory",
+            agent_id=self.agent_id,
+            session_id=self.session_id,
         )
+        options = RecallOptions(k=self.k, max_tokens=self.max_tokens, header=self.header)
+        self._talk = Conversation(self._view, options)
 
     @property
     def memory_variables(self) -> list[str]:
@@ -118,15 +149,7 @@ class UCMAMemory(BaseMemory):
             )
         return [ChatTurn("user", self._query(inputs)), ChatTurn("assistant", answer)]
 
-    def _variables(self, recent: list[Episode], recalled: list[RetrievalResult]) -> dict[str, Any]:
-        shown = {e.id for e in recent}
-        view = self._view
-        block = render_memories(
-            [r for r in recalled if r.id not in shown],
-            max_tokens=self.max_tokens,
-            now=view.memory.now(),
-            timezone=view.memory.config.timezone,
-        )
+    def _variables(self, recent: list[Episode], block: str) -> dict[str, Any]:
         messages = from_episodes(recent)
         history: str | list[BaseMessage]
         if self.return_messages:
@@ -144,21 +167,21 @@ class UCMAMemory(BaseMemory):
         """The recent turns and the memories recalled for ``inputs``' user message."""
         query = self._query(inputs)
         recent = self._view.history(limit=self.recent_turns)
-        recalled = self._view.remember(query, k=self.k) if query.strip() else []
-        return self._variables(recent, recalled)
+        recalled = self._talk.recall(_window(recent), query=query, shown=[e.id for e in recent])
+        return self._variables(recent, recalled.block)
 
     async def aload_memory_variables(self, inputs: dict[str, Any]) -> dict[str, Any]:
         query = self._query(inputs)
         recent = await self._view.ahistory(limit=self.recent_turns)
-        recalled = await self._view.aremember(query, k=self.k) if query.strip() else []
-        return self._variables(recent, recalled)
+        recalled = await self._talk.arecall(_window(recent), query=query, shown=[e.id for e in recent])
+        return self._variables(recent, recalled.block)
 
     def save_context(self, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
         """Store the user's input and the chain's answer as two turns of the session."""
-        observe_turns(self._view, self._turns(inputs, outputs))
+        self._talk.observe(self._turns(inputs, outputs))
 
     async def asave_context(self, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
-        await aobserve_turns(self._view, self._turns(inputs, outputs))
+        await self._talk.aobserve(self._turns(inputs, outputs))
 
     def clear(self) -> None:
         """Forget every memory of the session."""
@@ -166,3 +189,7 @@ class UCMAMemory(BaseMemory):
 
     async def aclear(self) -> None:
         await self._view.aforget_session()
+
+
+def _window(recent: list[Episode]) -> list[ChatTurn]:
+    return [ChatTurn.from_record(e) for e in recent]

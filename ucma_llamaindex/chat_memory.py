@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
@@ -11,10 +11,21 @@ from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.llms.llm import LLM
 from llama_index.core.memory.types import BaseMemory
 
-from ucma_core.conversation import ChatTurn, aobserve_turns, bind, observe_turns, render_memories
+from ucma_core.conversation import (
+    DEFAULT_K,
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_ROLES,
+    UNSET,
+    ChatTurn,
+    Conversation,
+    Recalled,
+    RecallOptions,
+    Unset,
+    stated_view,
+)
 from ucma_core.errors import InvalidInputError
 from ucma_core.memory import Memory
-from ucma_core.records import MemoryRecord, RetrievalResult
+from ucma_core.records import MemoryRecord
 from ucma_core.scoped import ScopedMemory
 from ucma_core.tokens import TokenCounter
 from ucma_llamaindex.messages import message_text, to_message, to_turn
@@ -34,8 +45,10 @@ class UCMAChatMemory(BaseMemory):
     Give it to ``SimpleChatEngine``, ``ContextChatEngine``, ``CondensePlusContextChatEngine``
     or a workflow agent (``FunctionAgent``, ``ReActAgent``) as ``memory=``.
 
-    * ``put`` / ``aput`` (and ``put_messages``) store each message once as an episode
-      of the bound session (every message is kept, whatever its importance); a message
+    * ``put`` / ``aput`` (and ``put_messages``) store each message of the ``roles``
+      (default: user and assistant; tool results only with ``"tool"``, never those of
+      UCMA's own memory tools) once as an episode of the bound session (every message
+      is kept, whatever its importance); a message
       with an ``additional_kwargs["message_id"]`` is never stored twice, even by another
       process. See :mod:`ucma_llamaindex.messages` for what a message keeps (text,
       tool calls; images and audio are left out and named).
@@ -43,8 +56,9 @@ class UCMAChatMemory(BaseMemory):
       ``token_limit`` (minus ``initial_token_count``, as ``ChatMemoryBuffer`` does;
       the window never starts with an assistant or tool message) and, first, a system
       message with the memories UCMA recalls for ``input`` (default: the latest user
-      message) from every session of the user, within ``recall_token_limit`` tokens
-      and leaving out messages already in the window.
+      message) from every session of the user, within ``recall_token_limit`` tokens,
+      by :class:`ucma_core.conversation.Conversation` (messages already in the window,
+      duplicates and content-free turns are left out).
     * ``get_all`` returns the whole session; ``set`` replaces it; ``reset`` forgets it
       (its episodes are deleted from UCMA).
 
@@ -53,13 +67,17 @@ class UCMAChatMemory(BaseMemory):
 
     Args:
         memory: a :class:`~ucma_core.Memory`, or a view from ``Memory.scope(...)``.
-        user_id / agent_id: the scope (a view's own scope is used when omitted).
+        user_id: the user; required with a :class:`~ucma_core.Memory`
+            (:class:`~ucma_core.errors.UserNotStatedError` without one), ``None`` for an
+            app without users; a view's own user when omitted.
+        agent_id: the agent (a view's own when omitted).
         session_id: the conversation; default: the view's session, else the memory's
             current session (``memory.session_id``) when this object is made.
         token_limit: token budget of the recent messages.
         recall_k: how many memories to recall per ``get`` (0 turns recall off).
         recall_token_limit: token budget of the recalled-memories system message.
         include_generated: recall the assistant's own earlier words too.
+        roles: the roles whose messages are stored.
         token_counter: counts tokens (default: the memory's, ``memory.token_counter``).
 
     Examples:
@@ -81,11 +99,14 @@ class UCMAChatMemory(BaseMemory):
     token_limit: int = Field(
         default=_DEFAULT_TOKEN_LIMIT, gt=0, description="Token budget of recent messages."
     )
-    recall_k: int = Field(default=5, ge=0, le=100, description="Memories recalled per get (0: none).")
-    recall_token_limit: int = Field(default=600, gt=0, description="Token budget of recalled memories.")
+    recall_k: int = Field(default=DEFAULT_K, ge=0, le=100, description="Memories recalled per get (0: none).")
+    recall_token_limit: int = Field(
+        default=DEFAULT_MAX_TOKENS, gt=0, description="Token budget of recalled memories."
+    )
     include_generated: bool = Field(default=True, description="Recall assistant text too.")
 
     _view: ScopedMemory = PrivateAttr()
+    _talk: Conversation = PrivateAttr()
     _counter: TokenCounter = PrivateAttr()
     _token_counts: OrderedDict[str, int] = PrivateAttr(default_factory=OrderedDict)
     _originals: OrderedDict[str, ChatMessage] = PrivateAttr(default_factory=OrderedDict)
@@ -94,16 +115,19 @@ class UCMAChatMemory(BaseMemory):
         self,
         memory: Memory | ScopedMemory,
         *,
-        user_id: str | None = None,
+        user_id: str | Unset | None = UNSET,
         agent_id: str | None = None,
         session_id: str | None = None,
         token_limit: int = _DEFAULT_TOKEN_LIMIT,
-        recall_k: int = 5,
-        recall_token_limit: int = 600,
+        recall_k: int = DEFAULT_K,
+        recall_token_limit: int = DEFAULT_MAX_TOKENS,
         include_generated: bool = True,
+        roles: Iterable[str] = DEFAULT_ROLES,
         token_counter: TokenCounter | None = None,
     ) -> None:
-        view = bind(memory, user_id=user_id, agent_id=agent_id, session_id=session_id)
+        view = stated_view(
+            memory, user_id, adapter="UCMAChatMemory", agent_id=agent_id, session_id=session_id
+        )
         # Fix the session now: an unbound view would follow the memory's current session.
         view = view.memory.scope(user_id=view.user_id, agent_id=view.agent_id, session_id=view.session_id)
         fields: dict[str, Any] = {
@@ -118,6 +142,10 @@ class UCMAChatMemory(BaseMemory):
         super().__init__(**fields)
         self._view = view
         self._counter = token_counter or view.memory.token_counter
+        options = RecallOptions(
+            k=max(recall_k, 1), max_tokens=recall_token_limit, include_generated=include_generated
+        )
+        self._talk = Conversation(view, options, roles=roles, token_counter=self._counter)
 
     @classmethod
     def class_name(cls) -> str:
@@ -155,13 +183,13 @@ class UCMAChatMemory(BaseMemory):
     # ------------------------------------------------------------------ writes
     def _put(self, messages: list[ChatMessage]) -> list[str | None]:
         kept, turns = _turns(messages)
-        ids = observe_turns(self._view, turns)
+        ids = self._talk.observe(turns)
         self._remember_originals(kept, ids)
         return ids
 
     async def _aput(self, messages: list[ChatMessage]) -> list[str | None]:
         kept, turns = _turns(messages)
-        ids = await aobserve_turns(self._view, turns)
+        ids = await self._talk.aobserve(turns)
         self._remember_originals(kept, ids)
         return ids
 
@@ -234,9 +262,9 @@ class UCMAChatMemory(BaseMemory):
         budget, limit = self._budget(initial_token_count), _FIRST_PAGE
         while (window := self._window(self._view.history(limit=limit), budget, limit)) is None:
             limit *= 4
-        query = self._query(input, window)
-        results = self._view.remember(query, **self._recall_args(window)) if query else []
-        return self._compose(window, results)
+        turns, query, shown = self._ask(input, window)
+        recalled = self._talk.recall(turns, query=query, shown=shown) if self.recall_k else None
+        return self._compose(window, recalled)
 
     async def aget(
         self, input: str | ChatMessage | None = None, initial_token_count: int = 0, **kwargs: Any
@@ -245,9 +273,9 @@ class UCMAChatMemory(BaseMemory):
         budget, limit = self._budget(initial_token_count), _FIRST_PAGE
         while (window := self._window(await self._view.ahistory(limit=limit), budget, limit)) is None:
             limit *= 4
-        query = self._query(input, window)
-        results = await self._view.aremember(query, **self._recall_args(window)) if query else []
-        return self._compose(window, results)
+        turns, query, shown = self._ask(input, window)
+        recalled = await self._talk.arecall(turns, query=query, shown=shown) if self.recall_k else None
+        return self._compose(window, recalled)
 
     # ------------------------------------------------------------------ helpers (no I/O)
     def _message(self, record: MemoryRecord) -> ChatMessage:
@@ -287,38 +315,20 @@ class UCMAChatMemory(BaseMemory):
             start += 1
         return list(records[start:])
 
-    def _query(self, input: str | ChatMessage | None, window: list[MemoryRecord]) -> str:
-        if self.recall_k == 0:
-            return ""
+    def _ask(
+        self, input: str | ChatMessage | None, window: list[MemoryRecord]
+    ) -> tuple[list[ChatTurn], str | None, list[str]]:
+        """What the loop recalls for: the window's turns, the query (``input`` when it has
+        text, else the window's latest user turn) and the window's memory ids."""
         if isinstance(input, ChatMessage):
             input = message_text(input)
-        if isinstance(input, str) and input.strip():
-            return input
-        for record in reversed(window):
-            if record.source == "user" and record.content.strip():
-                return record.content
-        return ""
+        query = input if isinstance(input, str) and input.strip() else None
+        return [ChatTurn.from_record(r) for r in window], query, [r.id for r in window]
 
-    def _recall_args(self, window: list[MemoryRecord]) -> dict[str, Any]:
-        # Ask for a few more than recall_k: messages already in the window are left out.
-        extra = min(len(window), 2 * self.recall_k)
-        return {"k": self.recall_k + extra, "include_generated": self.include_generated}
-
-    def _compose(self, window: list[MemoryRecord], results: list[RetrievalResult]) -> list[ChatMessage]:
-        shown = {record.id for record in window}
-        recalled = [r for r in results if r.id not in shown][: self.recall_k]
+    def _compose(self, window: list[MemoryRecord], recalled: Recalled | None) -> list[ChatMessage]:
         messages = [self._message(record) for record in window]
-        if recalled:
-            memory = self._view.memory
-            block = render_memories(
-                recalled,
-                max_tokens=self.recall_token_limit,
-                token_counter=self._counter,
-                now=memory.now(),
-                timezone=memory.config.timezone,
-            )
-            if block:
-                messages.insert(0, ChatMessage(role=MessageRole.SYSTEM, content=block))
+        if recalled is not None and recalled.block:
+            messages.insert(0, ChatMessage(role=MessageRole.SYSTEM, content=recalled.block))
         return messages
 
 

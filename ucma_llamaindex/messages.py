@@ -19,6 +19,11 @@ What a message keeps when it is stored:
   stored as a placeholder naming them (``[image]``), so the conversation keeps its
   place; an empty message (no blocks, or only blank text) gives no turn at all.
 
+For :class:`~ucma_core.conversation.Conversation` (which decides what is stored) a turn
+also says, at the top of its metadata, the tool calls it makes (``"tool_calls"``: name
+and id), the call a tool result answers (``"tool_call_id"``) and, with
+``"placeholder": True``, that its text only stands for calls or blocks.
+
 ``additional_kwargs["message_id"]`` (or ``["id"]``), when a string, is the turn's
 ``message_id``: the same message observed again, in any process, is not stored twice
 (so a message id must be unique among the user's messages).
@@ -154,12 +159,19 @@ def to_turn(message: ChatMessage) -> ChatTurn | None:
         (kwargs[k] for k in _ID_KEYS if isinstance(kwargs.get(k), str) and kwargs[k].strip()), None
     )
     name = kwargs.get("name")
+    metadata: dict[str, Any] = {META_KEY: extra} if extra else {}
+    if calls:
+        metadata["tool_calls"] = [{"name": call["name"], "id": call.get("id")} for call in calls]
+    if isinstance(kwargs.get("tool_call_id"), str):
+        metadata["tool_call_id"] = kwargs["tool_call_id"]
+    if not text.strip():
+        metadata["placeholder"] = True
     return ChatTurn(
         role=message.role.value,
         text=stored,
         message_id=message_id,
         name=name if isinstance(name, str) and name.strip() else None,
-        metadata={META_KEY: extra} if extra else {},
+        metadata=metadata,
     )
 
 

@@ -36,7 +36,7 @@ def test_recalls_into_the_prompt_not_into_the_history(keep_all: Memory) -> None:
     out = agent.invoke({"messages": [HumanMessage("Where does my sister live?")]})
     system = model.prompts[0][0]
     assert isinstance(system, SystemMessage)
-    assert system.text.startswith("Be brief.\n\nRelevant memories from earlier conversations:")
+    assert system.text.startswith("Be brief.\n\nRelevant memories:")
     assert FACT in system.text
     assert [m.type for m in out["messages"]] == ["human", "ai"]
     assert all(FACT not in m.text for m in out["messages"])
@@ -69,7 +69,8 @@ def test_with_a_checkpointer_the_thread_is_the_session(keep_all: Memory) -> None
     assert prompt_text(model.prompts[1]).count(FACT) == 1
 
 
-def test_tools_run_and_memory_tool_traffic_is_not_observed(keep_all: Memory) -> None:
+@pytest.mark.parametrize("roles", [("user", "assistant"), ("user", "assistant", "tool")])
+def test_tools_run_and_memory_tool_traffic_is_not_observed(keep_all: Memory, roles: tuple[str, ...]) -> None:
     keep_all.observe(FACT, user_id="ana", session_id="last-week")
 
     @tool
@@ -87,7 +88,7 @@ def test_tools_run_and_memory_tool_traffic_is_not_observed(keep_all: Memory) -> 
     agent = create_agent(
         model,
         tools=[*create_memory_tools(keep_all, user_id="ana"), weather],
-        middleware=[UCMAMiddleware(keep_all, user_id="ana")],
+        middleware=[UCMAMiddleware(keep_all, user_id="ana", roles=roles)],
     )
     out = agent.invoke({"messages": [HumanMessage("What's the weather where my sister lives?")]})
     recall_result = next(
@@ -95,12 +96,15 @@ def test_tools_run_and_memory_tool_traffic_is_not_observed(keep_all: Memory) -> 
     )
     assert "Porto" in recall_result.text
     assert out["messages"][-1].text == "From memory: Sunny in Porto."
-    assert stored(keep_all)[1:] == [
+    with_tools = [
         ("user", "What's the weather where my sister lives?"),
         ("assistant", 'Called tool weather with {"city": "Porto"}'),
         ("tool", "Sunny in Porto."),
         ("assistant", "From memory: Sunny in Porto."),
     ]
+    # tool results (and the calls they answer) are stored only when asked for
+    expected = with_tools if "tool" in roles else [with_tools[0], with_tools[-1]]
+    assert stored(keep_all)[1:] == expected
 
 
 def test_scope_from_the_run_context(keep_all: Memory) -> None:

@@ -107,7 +107,7 @@ def test_agent_with_middleware_recalls_in_a_new_process(tmp_path: Path) -> None:
     assert "Relevant memories" not in first["prompts"][0]  # nothing to recall yet
     second = run(AGENT, tmp_path / "memory", "2")
     system, _, question = second["prompts"][0].partition("\nhuman: ")
-    assert system.startswith("system: Relevant memories from earlier conversations:")
+    assert system.startswith("system: Relevant memories:")
     assert "My sister Carla lives in Porto and works as a nurse." in system
     assert question == "Where does my sister live?"
     assert "Porto" in second["answer"]  # the model also recalled it with the tool

@@ -34,7 +34,7 @@ async def test_eight_threads_at_once(lg_mem: Memory, saver: UCMACheckpointer, wo
     builder = StateGraph(MessagesState)
     builder.add_node("recall", recall_node(token_counter=words))
     builder.add_node("model", model)
-    builder.add_node("consolidate", consolidation_node(every=5, timeout=0.1), defer=True)
+    builder.add_node("consolidate", consolidation_node(consolidate_every=5, timeout=0.1), defer=True)
     builder.add_edge(START, "recall")
     builder.add_edge("recall", "model")
     builder.add_edge("model", "consolidate")

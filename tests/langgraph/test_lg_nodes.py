@@ -193,7 +193,7 @@ def test_node_and_checkpointer_store_each_message_once(
 
 
 def test_consolidation_runs_every_n_turns(lg_mem: Memory, words: Any) -> None:
-    node = consolidation_node(lg_mem, every=2, timeout=30)
+    node = consolidation_node(lg_mem, consolidate_every=2, timeout=30)
     graph = graph_with(recall_node(lg_mem, token_counter=words), consolidate=node)
     graph.invoke({"messages": [HumanMessage("turn one")]}, cfg("t"))
     assert node.last_report is None
@@ -215,7 +215,7 @@ def test_a_long_consolidation_never_holds_the_turn_past_the_bound(
         return "stopped"
 
     monkeypatch.setattr(lg_mem, "consolidate", slow)
-    node = consolidation_node(lg_mem, every=1, timeout=0.2)
+    node = consolidation_node(lg_mem, consolidate_every=1, timeout=0.2)
     graph = graph_with(recall_node(lg_mem, token_counter=words), consolidate=node)
     began = time.perf_counter()
     graph.invoke({"messages": [HumanMessage("go")]}, cfg("t"))
@@ -229,7 +229,7 @@ def test_a_long_consolidation_never_holds_the_turn_past_the_bound(
 def test_consolidation_is_left_to_the_memorys_own_thread(lg_mem: Memory, words: Any) -> None:
     lg_mem.start_consolidation(interval_seconds=3600)
     try:
-        node = consolidation_node(lg_mem, every=1)
+        node = consolidation_node(lg_mem, consolidate_every=1)
         graph_with(recall_node(lg_mem, token_counter=words), consolidate=node).invoke(
             {"messages": [HumanMessage("hi")]}, cfg("t")
         )
@@ -239,8 +239,8 @@ def test_consolidation_is_left_to_the_memorys_own_thread(lg_mem: Memory, words: 
 
 
 def test_consolidation_options_are_checked(lg_mem: Memory) -> None:
-    with pytest.raises(InvalidInputError, match="every"):
-        consolidation_node(lg_mem, every=0)
+    with pytest.raises(InvalidInputError, match="consolidate_every"):
+        consolidation_node(lg_mem, consolidate_every=0)
     with pytest.raises(InvalidInputError, match="timeout"):
         consolidation_node(lg_mem, timeout=-1)
 

@@ -144,20 +144,31 @@ def test_bad_input_is_refused_or_skipped_and_nothing_stored_is_lost(mem: Memory)
     assert texts(chat.get_all()) == ["I am allergic to peanuts."]
 
 
+def tool_round(tool: str) -> list[ChatMessage]:
+    call = ToolCallBlock(tool_call_id="c1", tool_name=tool, tool_kwargs={"city": "Porto"})
+    return [
+        user("What's the weather?"),
+        ChatMessage(role="assistant", blocks=[call]),
+        ChatMessage(role="tool", content="Sunny.", additional_kwargs={"tool_call_id": "c1"}),
+        bot("Sunny in Porto."),
+    ]
+
+
 def test_tool_call_messages_come_back_whole(mem: Memory) -> None:
-    chat = UCMAChatMemory(mem, user_id="ana", session_id="s")
-    call = ToolCallBlock(tool_call_id="c1", tool_name="facts_about", tool_kwargs={"entity": "Ana"})
-    chat.put_messages(
-        [
-            user("What do you know about me?"),
-            ChatMessage(role="assistant", blocks=[call]),
-            ChatMessage(role="tool", content="[]", additional_kwargs={"tool_call_id": "c1"}),
-            bot("Nothing yet."),
-        ]
-    )
+    chat = UCMAChatMemory(mem, user_id="ana", session_id="s", roles=("user", "assistant", "tool"))
+    chat.put_messages(tool_round("weather"))
     _, called, result, _ = chat.get_all()
-    assert called.blocks == [call]
+    assert called.blocks == tool_round("weather")[1].blocks
     assert result.additional_kwargs == {"tool_call_id": "c1"}
+
+
+def test_tool_results_are_stored_only_when_asked_and_memory_tools_never(mem: Memory) -> None:
+    plain = UCMAChatMemory(mem, user_id="ana", session_id="plain")
+    plain.put_messages(tool_round("weather"))  # the call and its result go together
+    assert texts(plain.get_all()) == ["What's the weather?", "Sunny in Porto."]
+    tools = UCMAChatMemory(mem, user_id="ana", session_id="tools", roles=("user", "assistant", "tool"))
+    tools.put_messages(tool_round("recall_memory"))  # UCMA's own tool: copies of memories
+    assert texts(tools.get_all()) == ["What's the weather?", "Sunny in Porto."]
 
 
 def test_images_stay_in_this_process_and_leave_their_text_on_disk(folder: Path) -> None:

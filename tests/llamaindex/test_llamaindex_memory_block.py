@@ -85,7 +85,7 @@ async def test_atruncate_drops_the_least_useful_memories_first(mem: Memory) -> N
 def test_priority_and_names_are_configurable(mem: Memory) -> None:
     block = UCMAMemoryBlock(mem, user_id="ana", name="long_term", priority=0, k=2, max_tokens=100)
     assert (block.name, block.priority, block.k, block.max_tokens) == ("long_term", 0, 2, 100)
-    assert UCMAMemoryBlock(mem).priority == 1
+    assert UCMAMemoryBlock(mem, user_id=None).priority == 1
 
 
 async def test_no_query_no_recall_and_bad_messages_store_nothing(mem: Memory) -> None:

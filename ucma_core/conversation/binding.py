@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from typing import TypeAlias
 
+from ucma_core.conversation.seam import Unset, stated_user
 from ucma_core.errors import InvalidInputError
 from ucma_core.memory import Memory
 from ucma_core.scope import AnyScope, ScopeId
 from ucma_core.scoped import ScopedMemory
 from ucma_core.validation import check_scope_id
 
-__all__ = ["Target", "bind"]
+__all__ = ["Target", "bind", "stated_view"]
 
 #: What the conversation helpers accept as their memory.
 Target: TypeAlias = "Memory | ScopedMemory"
@@ -62,6 +63,30 @@ def bind(
     raise InvalidInputError(
         f"target must be a Memory or a view from Memory.scope(...), not {type(target).__name__}"
     )
+
+
+def stated_view(
+    target: Target,
+    user_id: str | Unset | None,
+    *,
+    adapter: str,
+    agent_id: ScopeId = None,
+    session_id: ScopeId = None,
+) -> ScopedMemory:
+    """The view of an adapter made for one user (a chat memory, a memory block): a view's
+    own user when ``user_id`` is left out, else the stated one (see
+    :func:`~ucma_core.conversation.stated_user`).
+
+    Raises:
+        UserNotStatedError: ``target`` is a :class:`~ucma_core.Memory` and ``user_id`` was
+            left out (an app without users passes ``user_id=None``).
+        InvalidInputError: as :func:`bind`.
+    """
+    if isinstance(target, ScopedMemory) and isinstance(user_id, Unset):
+        user = target.user_id
+    else:
+        user = stated_user(user_id, None, adapter=adapter, where="mem.scope(user_id=...) as the memory")
+    return bind(target, user_id=user, agent_id=agent_id, session_id=session_id)
 
 
 def _one(value: ScopeId, what: str) -> str | None:

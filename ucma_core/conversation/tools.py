@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from ucma_core.conversation.binding import bind
 from ucma_core.errors import InvalidInputError
@@ -42,7 +42,11 @@ if TYPE_CHECKING:
     from ucma_core.conversation.binding import Target
     from ucma_core.scoped import ScopedMemory
 
-__all__ = ["ToolSpec", "memory_tools"]
+__all__ = ["MEMORY_TOOL_NAMES", "ToolSpec", "memory_tools"]
+
+#: The names of the tools :func:`memory_tools` makes: their calls and results are copies of
+#: memories, never stored as new ones.
+MEMORY_TOOL_NAMES: Final = frozenset({"recall_memory", "save_memory", "forget_memory", "facts_about"})
 
 _RESULT_KEYS = ("id", "content", "memory_type", "timestamp_iso", "score")
 _SAVED_METADATA = {"tool": "save_memory"}

@@ -30,11 +30,12 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.store.base import BaseStore
 
 from ucma_core import Memory
+from ucma_core.conversation import DEFAULT_K, DEFAULT_MAX_TOKENS, UNSET, Unset
 from ucma_core.errors import InvalidInputError
 from ucma_core.tokens import TokenCounter
 from ucma_langchain.langgraph.checkpointer import UCMACheckpointer
-from ucma_langchain.langgraph.nodes import ConsolidationNode, RecallNode
-from ucma_langchain.langgraph.scope import ScopeKeys, scope_from_config
+from ucma_langchain.langgraph.nodes import ConsolidationNode, RecallNode, run_scope
+from ucma_langchain.langgraph.scope import ScopeKeys
 from ucma_langchain.testing import ScriptedChatModel
 from ucma_langchain.tools import create_memory_tools
 
@@ -62,8 +63,9 @@ def create_memory_agent(
     *,
     tools: Sequence[BaseTool] = (),
     system_prompt: str = DEFAULT_SYSTEM_PROMPT,
-    k: int = 5,
-    max_tokens: int = 600,
+    user_id: str | Unset | None = UNSET,
+    k: int = DEFAULT_K,
+    max_tokens: int = DEFAULT_MAX_TOKENS,
     consolidate_every: int = 10,
     consolidation_timeout: float = 0.5,
     scope_keys: ScopeKeys | None = None,
@@ -79,13 +81,16 @@ def create_memory_agent(
             :class:`~ucma_langchain.testing.ScriptedChatModel` (offline).
         tools: more tools for the model, next to the memory tools.
         system_prompt: the system message; recalled memories are appended to it.
+        user_id: the user of every run; left out, each run names its user
+            (``config["configurable"]["user_id"]`` or the context), else
+            :class:`~ucma_core.errors.UserNotStatedError`; ``None`` for an app without users.
         k / max_tokens: how many memories to recall and the token budget of the block.
         consolidate_every / consolidation_timeout: run a consolidation cycle every this
             many turns, waiting for it at most this many seconds.
         scope_keys: where the run names its user, agent and thread.
         checkpointer / store: passed to ``compile`` (e.g. :class:`UCMACheckpointer`,
             :class:`UCMAStore`).
-        token_counter: counts tokens for the recall budget (default: tiktoken).
+        token_counter: counts tokens for the recall budget (default: the memory's).
     """
     if not isinstance(memory, Memory):
         raise InvalidInputError(f"memory must be a ucma_core.Memory, not {type(memory).__name__}")
@@ -95,11 +100,18 @@ def create_memory_agent(
     schemas = [*create_memory_tools(memory, k=k), *extra.values()]
     bound = chat.bind_tools(schemas)
     recall = RecallNode(
-        memory, k=k, max_tokens=max_tokens, output="state", scope_keys=keys, token_counter=token_counter
+        memory,
+        user_id=user_id,
+        k=k,
+        max_tokens=max_tokens,
+        output="state",
+        scope_keys=keys,
+        token_counter=token_counter,
     )
     consolidate = ConsolidationNode(
         memory,
-        every=consolidate_every,
+        user_id=user_id,
+        consolidate_every=consolidate_every,
         timeout=consolidation_timeout,
         scope_keys=keys,
         observe=not isinstance(checkpointer, UCMACheckpointer),  # it observes messages as they arrive
@@ -109,8 +121,8 @@ def create_memory_agent(
         prompt = [_system_prompt(system_prompt, state.get("memories", "")), *state["messages"]]
         return {"messages": [bound.invoke(prompt)]}
 
-    def run_tools(state: MemoryAgentState, config: RunnableConfig) -> dict[str, Any]:
-        scope = scope_from_config(config, keys)
+    def run_tools(state: MemoryAgentState, config: RunnableConfig, runtime: Any = None) -> dict[str, Any]:
+        scope = run_scope(config, keys, runtime, user_id, adapter="create_memory_agent")
         memory_tools = create_memory_tools(
             memory, user_id=scope.user_id, agent_id=scope.agent_id, session_id=scope.session_id, k=k
         )

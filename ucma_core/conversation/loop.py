@@ -258,11 +258,9 @@ class Conversation:
         window = max(len(shown), sum(1 for t in turns if t.message_id is not None))
         return text, min(1000, k + min(window, k))
 
-    def _remember_args(self, fetch: int) -> dict[str, object]:
-        args: dict[str, object] = {"k": fetch, "include_generated": self.options.include_generated}
-        if self.options.memory_types is not None:
-            args["memory_types"] = list(self.options.memory_types)
-        return args
+    def _types(self) -> list[MemoryType | str] | None:
+        types = self.options.memory_types
+        return None if types is None else list(types)
 
     def _recalled(
         self, query: str, results: list[RetrievalResult], turns: Sequence[ChatTurn], shown: Collection[str]
@@ -298,7 +296,9 @@ class Conversation:
         text, fetch = self._ask(turns, query, shown)
         if not text:
             return Recalled("")
-        results = self.view.remember(text, **self._remember_args(fetch))
+        results = self.view.remember(
+            text, k=fetch, memory_types=self._types(), include_generated=self.options.include_generated
+        )
         return self._recalled(text, results, turns, shown)
 
     async def arecall(
@@ -308,7 +308,9 @@ class Conversation:
         text, fetch = self._ask(turns, query, shown)
         if not text:
             return Recalled("")
-        results = await self.view.aremember(text, **self._remember_args(fetch))
+        results = await self.view.aremember(
+            text, k=fetch, memory_types=self._types(), include_generated=self.options.include_generated
+        )
         return self._recalled(text, results, turns, shown)
 
     # ------------------------------------------------------------------ observe

@@ -22,7 +22,8 @@ from dataclasses import replace
 from langchain_core.messages import BaseMessage
 
 from ucma_core import Memory
-from ucma_core.conversation import ChatTurn, WriteBehind, WriteFailure
+from ucma_core.conversation import DEFAULT_ROLES, RECALL_NAME, ChatTurn, WriteBehind, WriteFailure
+from ucma_core.conversation.loop import check_roles, kept_turns
 from ucma_core.errors import ClosedMemoryError, InvalidInputError
 from ucma_langchain.langgraph.scope import RunScope
 from ucma_langchain.messages import to_turn
@@ -32,8 +33,8 @@ __all__ = ["RECALL_MESSAGE_NAME", "MessageMirror", "message_key", "message_turn"
 logger = logging.getLogger(__name__)
 
 #: ``name`` of the system message :func:`~ucma_langchain.langgraph.recall_node` writes;
-#: the mirror never observes it (recalled memories must not become new memories).
-RECALL_MESSAGE_NAME = "ucma_recall"
+#: never observed (recalled memories must not become new memories).
+RECALL_MESSAGE_NAME = RECALL_NAME
 
 
 def message_key(scope: RunScope, position: int, message: BaseMessage) -> str:
@@ -47,32 +48,32 @@ def message_key(scope: RunScope, position: int, message: BaseMessage) -> str:
     return f"lg-msg:{digest[:32]}"
 
 
-def message_turn(key: str, message: object, roles: frozenset[str] | set[str]) -> ChatTurn | None:
-    """The turn to observe for a message, or ``None`` for one that is not remembered: not a
-    message, the recall block, a role left out, no text of its own (tool calls only, an
-    image alone), or unreadable (logged)."""
-    if not isinstance(message, BaseMessage) or message.name == RECALL_MESSAGE_NAME:
+def message_turn(key: str, message: object) -> ChatTurn | None:
+    """The turn of a message, keyed by ``key``, or ``None`` for one that gives no turn (not a
+    message, unreadable: logged). Which turns are stored is the core's rule
+    (:func:`~ucma_core.conversation.loop.kept_turns`)."""
+    if not isinstance(message, BaseMessage):
         return None
     try:
         turn = to_turn(message)
     except InvalidInputError as e:
         logger.warning("UCMA skips a checkpointed message it cannot read: %s", e)
         return None
-    if turn is None or turn.role not in roles or turn.metadata.get("placeholder"):
+    if turn is None:
         return None
     return turn if turn.message_id == key else replace(turn, message_id=key)
 
 
 def message_turns(scope: RunScope, messages: Sequence[object], roles: Iterable[str]) -> list[ChatTurn]:
-    """The turns to observe for a list of messages, in order (see :func:`message_turn`)."""
-    wanted = frozenset(roles)
-    turns = []
-    for position, message in enumerate(messages):
-        if isinstance(message, BaseMessage):
-            turn = message_turn(message_key(scope, position, message), message, wanted)
-            if turn is not None:
-                turns.append(turn)
-    return turns
+    """The turns to observe for a list of messages, in order: the core's rule for what a
+    conversation stores (roles, no recall block, no memory-tool traffic, no placeholders)."""
+    turns = [
+        turn
+        for position, message in enumerate(messages)
+        if isinstance(message, BaseMessage)
+        and (turn := message_turn(message_key(scope, position, message), message)) is not None
+    ]
+    return [turns[n] for n in kept_turns(turns, frozenset(roles))]
 
 
 class MessageMirror:
@@ -98,17 +99,14 @@ class MessageMirror:
         self,
         memory: Memory,
         *,
-        roles: Iterable[str] = ("user", "assistant"),
+        roles: Iterable[str] = DEFAULT_ROLES,
         background: bool = True,
         linger: float = 0.1,
         seen_capacity: int = 100_000,
         on_written: Callable[[list[Hashable]], object] | None = None,
     ) -> None:
         self.memory = memory
-        self.roles = frozenset(roles)
-        unknown = self.roles - {"user", "assistant", "tool", "system"}
-        if unknown:
-            raise InvalidInputError(f"unknown role(s) {sorted(unknown)}; use user, assistant, tool, system")
+        self.roles = check_roles(roles)
         self.background = background
         self._last_stamp = 0.0
         self._capacity = seen_capacity
@@ -132,6 +130,7 @@ class MessageMirror:
         with self._lock:
             if self._closed:
                 raise ClosedMemoryError("the checkpointer's message mirror is closed")
+            fresh: list[ChatTurn] = []
             for position, message in enumerate(messages if isinstance(messages, (list, tuple)) else ()):
                 if not isinstance(message, BaseMessage):
                     continue
@@ -140,12 +139,15 @@ class MessageMirror:
                 if seen_key in self._seen:
                     self._seen.move_to_end(seen_key)
                     continue
-                turn = message_turn(key, message, self.roles)
                 keys.append(seen_key)
+                turn = message_turn(key, message)
                 if turn is not None:
-                    if turn.timestamp is None:  # said now, whenever the worker observes it
-                        turn = replace(turn, timestamp=self._stamp())
-                    turns.append(turn)
+                    fresh.append(turn)
+            for n in kept_turns(fresh, self.roles):
+                turn = fresh[n]
+                if turn.timestamp is None:  # said now, whenever the worker observes it
+                    turn = replace(turn, timestamp=self._stamp())
+                turns.append(turn)
             for seen_key in keys:
                 self._seen[seen_key] = None
             while len(self._seen) > self._capacity:

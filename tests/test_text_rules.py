@@ -9,6 +9,7 @@ time zones far west and east of UTC. Regression tests pin each crash found.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone, tzinfo
@@ -341,3 +342,30 @@ def test_consolidating_hostile_text_finishes(hostile: Memory) -> None:
     report = hostile.consolidate()
     assert not report.errors
     assert hostile.remember("what happened last week?", user_id="ana")
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Memory]:
+    """One memory the end-to-end property test keeps adding to (a fresh one per example is slow)."""
+    with Memory(
+        tmp_path_factory.mktemp("shared") / "m",
+        embedder=HashingEmbedder(),
+        clock=lambda: NOW,
+        config=MemoryConfig(importance_threshold=0.0),
+    ) as mem:
+        mem.observe_many([{"content": text, "timestamp": NOW - 3 * DAY} for text in _HOSTILE])
+        yield mem
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(texts, moments, texts)
+def test_observe_and_remember_take_any_text(shared: Memory, text: str, at: float, question: str) -> None:
+    with contextlib.suppress(InvalidInputError):  # blank or NUL text is refused with a message
+        shared.observe(text, timestamp=at)
+    for asked in (question, f"what did I do last week? {question}", f"{question} two years ago"):
+        try:
+            hits = shared.remember(asked, k=5)
+        except InvalidInputError:
+            continue
+        assert all(math.isfinite(h.score) for h in hits)
+        render_memories(hits, now=NOW, timezone="Etc/GMT+12")

@@ -4,8 +4,10 @@ A time phrase ("yesterday", "last week", "in March", "two years ago", "last summ
 "last Christmas", "the weekend before 12 June", "2025-02-14") resolves, against a moment and
 a time zone, to a :class:`Span`: a core range and a ``margin`` over which membership fades
 outside it, because dates in conversation are loose ("in March" for something told on
-1 April). Vague phrases ("recently", "lately", "these days", "now") resolve to no range:
-they ask for the most recent of the matching memories.
+1 April). Vague counts are read loosely: "a couple of", "a few" and "several" weeks (days,
+months, years) ago span one to three, two to five and three to seven of them. Vague
+phrases ("recently", "lately", "these days", "now") resolve to no range: they ask for the
+most recent of the matching memories.
 
 The same reader runs over a memory's own text against the memory's timestamp, so a memory
 that says "I took up pottery back in 2023" matches "what did she take up two years ago?"
@@ -101,6 +103,8 @@ _NUMBERS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
     "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "a few": 3, "several": 3,
 }  # fmt: skip
+#: Vague counts are read loosely: "a few years ago" is any time two to five years ago.
+_VAGUE = {"a couple of": (1, 3), "a few": (2, 5), "several": (3, 7)}
 _SEASONS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}  # first month
 _NUM = r"(\d+|a couple of|a few|several|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
 _UNIT = r"(day|week|month|year)s?"
@@ -289,6 +293,8 @@ def _last_n(m: re.Match[str], c: _Clock) -> tuple[Span | None, str] | None:
 
 
 def _ago(m: re.Match[str], c: _Clock) -> tuple[Span | None, str] | None:
+    if m.group(1).lower() in _VAGUE:
+        return _vague_ago(m.group(1).lower(), m.group(2).lower(), c)
     n, unit = _number(m.group(1)), m.group(2).lower()
     if n is None:
         return None
@@ -303,6 +309,24 @@ def _ago(m: re.Match[str], c: _Clock) -> tuple[Span | None, str] | None:
     span = _unit_seconds(unit)
     margin = _M_WEEK if unit == "week" else 7 * DAY
     return Span(c.now - (n + 0.5) * span, c.now - (n - 0.5) * span, margin), f"{_count(n, unit)} ago"
+
+
+def _vague_ago(word: str, unit: str, c: _Clock) -> tuple[Span | None, str] | None:
+    """ "A few weeks ago": every time from the fewest to the most units the words can mean."""
+    fewest, most = _VAGUE[word]
+    label = f"{word} {unit}s ago"
+    if unit == "day":
+        first, last = _shift(c.today, -most), _shift(c.today, -fewest)
+        return None if first is None or last is None else (c.days(first, last, _M_DAY), label)
+    if unit == "year":
+        first_year, last_year = c.today.year - most, c.today.year - fewest
+        if first_year < date.min.year:
+            return None
+        years = c.days(date(first_year, 1, 1), date(last_year, 12, 31), _M_YEAR * 1.5)
+        return years, f"{label} ({first_year}..{last_year})"
+    span = _unit_seconds(unit)
+    margin = _M_WEEK if unit == "week" else 7 * DAY
+    return Span(c.now - (most + 0.5) * span, c.now - (fewest - 0.5) * span, margin), label
 
 
 def _this_last(m: re.Match[str], c: _Clock) -> tuple[Span | None, str] | None:

@@ -10,6 +10,7 @@ time zones far west and east of UTC. Regression tests pin each crash found.
 from __future__ import annotations
 
 import contextlib
+import json
 import math
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone, tzinfo
@@ -23,10 +24,10 @@ from hypothesis import strategies as st
 from ucma_core import Memory, MemoryConfig
 from ucma_core.conversation import clean_text, memory_tools, recall_query, render_memories
 from ucma_core.embedders import HashingEmbedder
-from ucma_core.errors import InvalidInputError
+from ucma_core.errors import InvalidInputError, ProviderError
 from ucma_core.importance import HeuristicImportance
 from ucma_core.outcomes import outcome
-from ucma_core.providers import ExtractedFact, ExtractedProcedure, OfflineProvider
+from ucma_core.providers import ExtractedFact, ExtractedProcedure, LLMProvider, OfflineProvider
 from ucma_core.retrieval.filters import check_metadata_filter, metadata_matches
 from ucma_core.retrieval.markers import about_user
 from ucma_core.retrieval.router import Route, RouteKind, route
@@ -191,6 +192,67 @@ def test_outcomes_and_query_markers_are_total(text: str) -> None:
     assert isinstance(about_user(text), bool)
 
 
+# a model's answer: arbitrary text, or JSON of the right shape holding arbitrary values
+_JSON_VALUES = st.recursive(
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(-(10**400), 10**400),
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.text(max_size=30),
+    ),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+_FIELDS = ["index", "facts", "summary", "conflict", "subject", "predicate", "object", "confidence",
+           "revises", "replaces", "importance", "procedure", "learning", "name", "steps", "title",
+           "insight", "learning_type", "applicability", "trigger_tags"]  # fmt: skip
+_SHAPED = st.recursive(
+    _JSON_VALUES,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(_FIELDS), inner, max_size=6)
+    ),
+    max_leaves=20,
+)
+answers = st.one_of(
+    st.text(max_size=200),
+    st.builds(lambda items: json.dumps({"items": items}), _SHAPED),
+    st.builds(lambda key, value: json.dumps({key: value}), st.sampled_from(_FIELDS), _SHAPED),
+    st.builds(json.dumps, _SHAPED),
+)
+
+
+class _Scripted:
+    """A chat model that answers every request with one given text."""
+
+    def __init__(self, answer: str) -> None:
+        self.answer = answer
+
+    def complete(self, system: str, user: str) -> str:
+        return self.answer
+
+
+@FAST
+@given(answers)
+def test_reading_a_models_answer_is_total(answer: str) -> None:
+    provider = LLMProvider(_Scripted(answer), max_attempts=1, llm_importance=True, sleep=lambda _: None)
+    fact = ExtractedFact("Ana", "lives in", "Lisbon", 0.9)
+    calls = [
+        lambda: provider.score_importance("I moved to Porto", source="user"),
+        lambda: provider.summarize([["a", "b"]], max_words=5),
+        lambda: provider.extract_facts(["I live in Porto"], speakers=["Ana"]),
+        lambda: provider.extract_procedure(["how do I reset it?", "hold the button"]),
+        lambda: provider.distill_learning(["it broke", "restarted, works"], succeeded=True),
+        lambda: provider.conflicts([(fact, fact)]),
+    ]
+    for call in calls:
+        # an unusable answer is a ProviderError that says what was wrong, never a raw exception
+        with contextlib.suppress(ProviderError):
+            call()
+
+
 # ------------------------------------------------------------------ conversation text and filters
 @FAST
 @given(texts)
@@ -339,6 +401,12 @@ def test_the_recall_tool_reads_any_time_phrase(hostile: Memory) -> None:
 
 
 def test_consolidating_hostile_text_finishes(hostile: Memory) -> None:
+    every_phrase = [
+        f"I said {template.format(n=n, m=m)}"
+        for template in _TEMPLATES
+        for n, m in (("4000", "-5"), ("9" * 40, "٣"), ("1e308", "0"))
+    ]
+    hostile.observe_many(every_phrase, user_id="ana", session_id="numbers", timestamp=NOW - 2 * DAY)
     report = hostile.consolidate()
     assert not report.errors
     assert hostile.remember("what happened last week?", user_id="ana")

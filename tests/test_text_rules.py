@@ -10,6 +10,7 @@ time zones far west and east of UTC. Regression tests pin each crash found.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import math
 from collections.abc import Iterator
@@ -437,3 +438,22 @@ def test_observe_and_remember_take_any_text(shared: Memory, text: str, at: float
             continue
         assert all(math.isfinite(h.score) for h in hits)
         render_memories(hits, now=NOW, timezone="Etc/GMT+12")
+
+
+def test_a_long_run_on_sentence_gives_its_facts() -> None:
+    # each statement read the whole rest of the sentence for its object: minutes at this length
+    text = "I live in Lisbon and I love jazz, and " * 2500 + "that is all"
+    [facts] = _PROVIDER.extract_facts([text], speakers=["Ana"])
+    assert {("lives in", "Lisbon"), ("likes", "jazz")} <= {(f.predicate, f.object) for f in facts}
+    lists = _PROVIDER.extract_facts(
+        ["I love jazz, " + "hiking, " * 200 + "and good coffee"], speakers=["Ana"]
+    )
+    assert ("likes", "jazz") in {(f.predicate, f.object) for f in lists[0]}
+
+
+def test_many_time_phrases_in_one_memory_are_each_read() -> None:
+    # phrases taken are looked up by position (not each against all before it): still each one once
+    text = "we met 3 days ago, then on the 2nd of March, " * 3000
+    found = mentions(text, NOW, timezone.utc)
+    assert len(found) == 6000
+    assert all(p.begin >= q.end for q, p in itertools.pairwise(found))

@@ -31,6 +31,7 @@ Examples:
 
 from __future__ import annotations
 
+import bisect
 import calendar
 import math
 import re
@@ -529,7 +530,7 @@ def _resolve(rule: _Rule, m: re.Match[str], clock: _Clock) -> tuple[Span | None,
 def _find(text: str, clock: _Clock | None) -> list[tuple[TimePhrase, bool]]:
     """Every time phrase in ``text`` (earlier rules win overlaps), each with its rule's ``calendar``."""
     found: list[tuple[TimePhrase, bool]] = []
-    taken: list[tuple[int, int]] = []
+    taken: list[tuple[int, int]] = []  # disjoint, sorted: a lookup stays fast in long texts
     if clock is None:
         return found
     for rule in _RULES:
@@ -537,14 +538,16 @@ def _find(text: str, clock: _Clock | None) -> list[tuple[TimePhrase, bool]]:
             continue
         for m in rule.pattern.finditer(text):
             begin, end = m.span()
-            if any(begin < e and s < end for s, e in taken):
+            # the last phrase taken that starts before this one ends is the only one to check
+            i = bisect.bisect_left(taken, (end, -1))
+            if i and taken[i - 1][1] > begin:
                 continue
             resolved = _resolve(rule, m, clock)
             if resolved is None:
                 continue
             span, label = resolved
             found.append((TimePhrase(m.group(0).strip(), begin, end, span, label), rule.calendar))
-            taken.append((begin, end))
+            bisect.insort(taken, (begin, end))
     return sorted(found, key=lambda found_: found_[0].begin)
 
 

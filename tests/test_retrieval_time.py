@@ -129,6 +129,22 @@ def test_a_memorys_own_time_words_are_read_against_its_timestamp(mem: Memory) ->
     assert "no memory is dated then" in hits[0].route.reason
 
 
+def test_a_relative_phrase_in_an_old_memory_counts_from_that_memorys_date(mem: Memory) -> None:
+    told_2023 = mem.observe("we moved to Porto two years ago, for the job", timestamp=_at(6, 1, year=2023))
+    told_2025 = mem.observe("we moved to Porto two years ago, for the school", timestamp=_at(6, 1))
+    hits = mem.remember("where did we move in 2021?", k=2)
+    assert [h.id for h in hits] == [told_2023, told_2025]  # 2023 - 2 years, not 2025 - 2
+    assert hits[0].signals["time"] == 1.0 and "time" not in hits[1].signals
+
+
+def test_vague_counts_are_read_loosely(mem: Memory) -> None:
+    sail = mem.observe("I learned to sail a few years ago on the lake", timestamp=_at(6, 1))
+    mem.observe("I learned to knit on the lake a while back", timestamp=_at(6, 2))
+    for question in ("what did I learn on the lake in 2021?", "what did I learn on the lake in 2022?"):
+        hits = mem.remember(question, k=2)
+        assert hits[0].id == sail and hits[0].signals["time"] > 0  # "a few" is two to five years
+
+
 def test_an_empty_range_falls_back_and_keeps_its_words(mem: Memory) -> None:
     cabin = mem.observe("for my birthday last year we rented a cabin with a hot tub", timestamp=_at(2, 2))
     mem.observe("no idea what to do for my birthday this time", timestamp=_at(6, 1))

@@ -7,6 +7,7 @@ from datetime import datetime, timezone
 import pytest
 
 from ucma_core.retrieval.router import RouteKind, route
+from ucma_core.validation import EPOCH_MIN
 
 NOW = datetime(2025, 6, 18, 15, 0, tzinfo=timezone.utc).timestamp()
 
@@ -29,7 +30,7 @@ def _day(y: int, m: int, d: int, h: int = 0) -> float:
         ("what happened on Monday", _day(2025, 6, 16), _day(2025, 6, 17) - 1e-3),
         ("what happened on Wednesday", _day(2025, 6, 11), _day(2025, 6, 12) - 1e-3),
         ("since March", _day(2025, 3, 1), NOW),
-        ("before March", 0.0, _day(2025, 3, 1)),
+        ("before March", EPOCH_MIN, _day(2025, 3, 1)),  # memories dated before 1970 are before March too
         ("last month", _day(2025, 5, 1), _day(2025, 6, 1) - 1e-3),
         ("in the last 3 days", NOW - 3 * 86_400, NOW),
         ("in 2024", _day(2024, 1, 1), _day(2025, 1, 1) - 1e-3),
@@ -65,7 +66,7 @@ def test_time_expressions_resolve_against_the_clock(query: str, start: float, en
 def test_vague_recency_is_a_preference_not_a_range(query: str) -> None:
     r = route(query, NOW)
     assert r.kind is RouteKind.TEMPORAL and r.time is not None and r.time.recency
-    assert r.time_range == (0.0, NOW)  # everything up to now: newer is preferred, nothing is cut
+    assert r.time_range == (EPOCH_MIN, NOW)  # everything up to now: newer is preferred, nothing is cut
     assert r.reason.startswith("recency")
 
 

@@ -22,12 +22,13 @@ block ends there.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime, tzinfo
+from datetime import date, datetime, tzinfo
 from datetime import timezone as dt_timezone
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ucma_core.errors import InvalidInputError
 from ucma_core.records import Episode, MemoryType, RetrievalResult
+from ucma_core.retrieval.timesignal import local_day
 from ucma_core.tokens import TiktokenCounter, TokenCounter
 from ucma_core.validation import to_epoch
 
@@ -147,8 +148,13 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _age(then: datetime, now: datetime) -> str:
-    days = (now.date() - then.date()).days
+def _day(at: float, zone: tzinfo) -> date:
+    """The date at ``at`` in ``zone``, or in UTC where the zone's date falls before the year 1."""
+    return local_day(at, zone) or datetime.fromtimestamp(at, dt_timezone.utc).date()
+
+
+def _age(then: date, now: date) -> str:
+    days = (now - then).days
     if days < 0:
         return ""
     if days == 0:
@@ -175,12 +181,12 @@ def _label(result: RetrievalResult) -> str:
 
 
 def _line(result: RetrievalResult, zone: tzinfo, now: float | None) -> str:
-    when = datetime.fromtimestamp(result.timestamp, tz=zone)
-    date = when.date().isoformat()
+    day = _day(result.timestamp, zone)
+    shown = day.isoformat()
     if now is not None:
-        age = _age(when, datetime.fromtimestamp(now, tz=zone))
-        date = f"{date}, {age}" if age else date
-    return f"- [{date}] ({_label(result)}) {_one_line(result.content)}"
+        age = _age(day, _day(now, zone))
+        shown = f"{shown}, {age}" if age else shown
+    return f"- [{shown}] ({_label(result)}) {_one_line(result.content)}"
 
 
 def _shorten(line: str, room: int, counter: TokenCounter, *, first: bool) -> str | None:

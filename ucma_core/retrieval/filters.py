@@ -78,8 +78,9 @@ def _holds(actual: object, op: str, operand: Any) -> bool:
         return not any(_holds(actual, "$eq", v) for v in operand)
     if not _numbers(actual, operand):
         return False
-    a, b = float(actual), float(operand)  # type: ignore[arg-type]
-    return {"$gt": a > b, "$gte": a >= b, "$lt": a < b, "$lte": a <= b}[op]
+    # int and float compare exactly as they are: float() of an int past 1e308 overflows
+    a, b = actual, operand
+    return bool({"$gt": a > b, "$gte": a >= b, "$lt": a < b, "$lte": a <= b}[op])
 
 
 def _numbers(a: object, b: object) -> bool:

@@ -21,6 +21,7 @@ from enum import Enum
 
 from ucma_core.retrieval.timesignal import TimePhrase, read, strip
 from ucma_core.timezones import zone
+from ucma_core.validation import EPOCH_MIN
 
 __all__ = ["Route", "RouteKind", "route"]
 
@@ -38,8 +39,9 @@ class Route:
 
     ``time`` is the time phrase read in the query (its span has graded edges; no span
     means "more recent is more likely"), and ``time_range`` its core ``(start, end)``
-    in epoch seconds (``(0, now)`` for vague recency); ``anchor`` is the event text of
-    "before / after <event>" with ``anchor_side`` ``"before"`` or ``"after"``;
+    in epoch seconds (``(EPOCH_MIN, now)``, everything up to now, for vague recency);
+    ``anchor`` is the event text of "before / after <event>" with ``anchor_side``
+    ``"before"`` or ``"after"``;
     ``entity`` and ``speaker`` are names found in the query.
     """
 
@@ -105,7 +107,7 @@ def route(query: str, now: float, *, timezone: str | None = None) -> Route:
         span = time.span
         return Route(
             RouteKind.TEMPORAL,
-            time_range=(0.0, now) if span is None else (span.start, span.end),
+            time_range=(EPOCH_MIN, now) if span is None else (span.start, span.end),
             speaker=speaker,
             reason=f"time: {time.label}" if span is not None else f"recency: {time.label!r}",
             topic=_topic(strip(query, time), query),

@@ -32,7 +32,7 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Any, TypeVar
 
 import numpy as np
@@ -46,10 +46,11 @@ from ucma_core.retrieval.markers import about_user, demotion, inherit, pull
 from ucma_core.retrieval.ranking import Factors, factors, is_current
 from ucma_core.retrieval.router import Route, RouteKind, route
 from ucma_core.retrieval.timefit import TimeAsk, fit, modulate, recency_fit
-from ucma_core.retrieval.timesignal import DAY, Span
+from ucma_core.retrieval.timesignal import DAY, Span, local_day
 from ucma_core.storage.nodes import MemoryNode
 from ucma_core.stores.folder import FolderStores
 from ucma_core.timezones import zone
+from ucma_core.validation import EPOCH_MAX, EPOCH_MIN
 
 __all__ = ["Retriever", "first_person"]
 
@@ -164,7 +165,7 @@ class Retriever:
         ask = self._time_ask(plan, filters, now, notes) if filters.time_range is None else None
         if ask is not None and ask.span is not None:
             lo, hi = ask.span.widened()
-            ranged = dataclasses.replace(filters, time_range=(max(0.0, lo), hi))
+            ranged = dataclasses.replace(filters, time_range=(max(EPOCH_MIN, lo), min(EPOCH_MAX, hi)))
             in_range = ctx.backend.vectors.nearest(qvec, n, ranged.where(ctx.backend.keys))
             add_dense(in_range)
             add_keyword(self._keyword(keyword_text, n, ranged, None))
@@ -275,7 +276,9 @@ class Retriever:
             return None
         at = float(node["timestamp"])
         tz = zone(self._ctx.config.timezone)
-        day = datetime.fromtimestamp(at, tz).date()
+        day = local_day(at, tz)
+        if day is None:  # before the year 1 in this zone: the event's day in UTC
+            tz, day = timezone.utc, datetime.fromtimestamp(at, timezone.utc).date()
         first = datetime(day.year, day.month, day.day, tzinfo=tz).timestamp()
         last = datetime.combine(day + timedelta(days=1), datetime.min.time(), tz).timestamp() - 1e-3
         session = self._stores.episodic.session(
@@ -286,10 +289,10 @@ class Retriever:
         near = [t for t in stamps if abs(t - at) <= DAY]
         if near and node.get("session_id") is not None:
             first, last = min(first, near[0]), max(last, near[-1])
-        when = datetime.fromtimestamp(at, tz).date().isoformat()
+        when = day.isoformat()
         notes.append(f"the event is a memory of {when}; its day and session count as {plan.anchor_side} it")
         if plan.anchor_side == "before":
-            return TimeAsk(Span(0.0, last, DAY), near=at, event=anchor)
+            return TimeAsk(Span(EPOCH_MIN, last, DAY), near=at, event=anchor)
         return TimeAsk(Span(first, max(now, last), DAY), near=at, event=anchor)
 
     def _anchor(self, event: str, filters: Filters) -> str | None:

@@ -4,12 +4,20 @@ A time phrase ("yesterday", "last week", "in March", "two years ago", "last summ
 "last Christmas", "the weekend before 12 June", "2025-02-14") resolves, against a moment and
 a time zone, to a :class:`Span`: a core range and a ``margin`` over which membership fades
 outside it, because dates in conversation are loose ("in March" for something told on
-1 April). Vague phrases ("recently", "lately", "these days", "now") resolve to no range:
-they ask for the most recent of the matching memories.
+1 April). Vague counts are read loosely: "a couple of", "a few" and "several" weeks (days,
+months, years) ago span one to three, two to five and three to seven of them. Vague
+phrases ("recently", "lately", "these days", "now") resolve to no range: they ask for the
+most recent of the matching memories.
 
 The same reader runs over a memory's own text against the memory's timestamp, so a memory
 that says "I took up pottery back in 2023" matches "what did she take up two years ago?"
 (:func:`mentions`). Everything here is a pure function of its arguments.
+
+Every reading is total: any text, read at any moment UCMA accepts
+(:data:`~ucma_core.validation.EPOCH_MIN` .. :data:`~ucma_core.validation.EPOCH_MAX`), gives
+phrases or nothing, never an exception. A phrase whose time the calendar cannot hold
+("the pyramids were built about 4000 years ago", "99999999999 days ago") names no time; a
+span that runs past those bounds ("the last 9000 years") is cut at them.
 
 Examples:
     >>> from datetime import datetime, timezone
@@ -23,14 +31,18 @@ Examples:
 
 from __future__ import annotations
 
+import bisect
 import calendar
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, tzinfo
 from typing import NamedTuple
 
-__all__ = ["DAY", "Span", "TimePhrase", "mentions", "read", "strip"]
+from ucma_core.validation import EPOCH_MAX, EPOCH_MIN
+
+__all__ = ["DAY", "Span", "TimePhrase", "local_day", "mentions", "read", "strip"]
 
 DAY = 86_400.0
 _HOUR = 3_600.0
@@ -92,6 +104,8 @@ _NUMBERS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
     "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "a few": 3, "several": 3,
 }  # fmt: skip
+#: Vague counts are read loosely: "a few years ago" is any time two to five years ago.
+_VAGUE = {"a couple of": (1, 3), "a few": (2, 5), "several": (3, 7)}
 _SEASONS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}  # first month
 _NUM = r"(\d+|a couple of|a few|several|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
 _UNIT = r"(day|week|month|year)s?"
@@ -116,12 +130,9 @@ _M_YEAR = 30.0 * DAY
 class _Clock:
     now: float
     tz: tzinfo
+    today: date
     #: reading a memory's own text: unqualified seasons and holidays are the nearest ones
     in_memory: bool = False
-
-    @property
-    def today(self) -> date:
-        return datetime.fromtimestamp(self.now, self.tz).date()
 
     def at(self, d: date) -> float:
         return datetime(d.year, d.month, d.day, tzinfo=self.tz).timestamp()
@@ -131,13 +142,58 @@ class _Clock:
         return Span(self.at(first), self.at(last + timedelta(days=1)) - 1e-3, margin)
 
 
+def local_day(at: float, tz: tzinfo) -> date | None:
+    """The date in ``tz`` at epoch seconds ``at``; ``None`` when the calendar cannot hold it
+    (the first hours of the year 1 west of UTC, or a time that is not finite).
+
+    Examples:
+        >>> from datetime import timedelta, timezone
+        >>> local_day(0.0, timezone.utc).isoformat()
+        '1970-01-01'
+        >>> local_day(-62_135_596_800.0, timezone(timedelta(hours=-5))) is None
+        True
+    """
+    if not math.isfinite(at):
+        return None
+    try:
+        return datetime.fromtimestamp(at, tz).date()
+    except (OverflowError, ValueError, OSError):
+        return None
+
+
+def _clock(now: float, tz: tzinfo, *, in_memory: bool = False) -> _Clock | None:
+    today = local_day(now, tz)
+    return None if today is None else _Clock(now, tz, today, in_memory)
+
+
 def _count(n: int, unit: str) -> str:
     """``"1 day"``, ``"3 weeks"``."""
     return f"{n} {unit}{'' if n == 1 else 's'}"
 
 
-def _number(word: str) -> int:
-    return int(word) if word.isdigit() else _NUMBERS[word.lower()]
+#: More digits than any count of days between the years 1 and 9999 needs: such a count names no time.
+_MAX_DIGITS = 7
+
+
+def _number(word: str) -> int | None:
+    """The count a word says ("3", "٣", "three", "a few"); ``None`` for one too long to be a time."""
+    if word.isdecimal():
+        return int(word) if len(word) <= _MAX_DIGITS else None
+    return _NUMBERS.get(word.lower())
+
+
+def _shift(d: date, days: int) -> date | None:
+    """``d`` moved by ``days``; ``None`` past the calendar's first or last day."""
+    ordinal = d.toordinal() + days
+    return date.fromordinal(ordinal) if date.min.toordinal() <= ordinal <= date.max.toordinal() else None
+
+
+def _bounded(span: Span) -> Span | None:
+    """``span`` cut to the times UCMA accepts; ``None`` when it lies wholly outside them."""
+    start, end = max(span.start, EPOCH_MIN), min(span.end, EPOCH_MAX)
+    if not (math.isfinite(start) and math.isfinite(end) and math.isfinite(span.margin)) or start > end:
+        return None
+    return span if (start, end) == (span.start, span.end) else Span(start, end, span.margin)
 
 
 def _unit_seconds(unit: str) -> float:
@@ -195,18 +251,17 @@ def _relative_to_date(m: re.Match[str], c: _Clock) -> tuple[Span | None, str] | 
             saturday = d + timedelta(days=(5 - d.weekday()) % 7 or 7)
         return c.days(saturday, saturday + timedelta(days=1)), f"the weekend {side} {d.isoformat()}"
     n = _number(amount) if amount else 1
+    if n is None:
+        return None
     length = {"day": 1, "week": 7, "month": 30}[unit.rstrip("s")] * n
     if amount:  # "three days before 4 March": that day (or week)
-        target = d + timedelta(days=sign * length)
+        target = _shift(d, sign * length)
+        if target is None:
+            return None
         return c.days(target, target, _M_DAY if unit.startswith("day") else _M_WEEK), m.group(0)
-    first, last = (
-        (d - timedelta(days=length), d - timedelta(days=1))
-        if sign < 0
-        else (
-            d + timedelta(days=1),
-            d + timedelta(days=length),
-        )
-    )
+    first, last = (_shift(d, -length), _shift(d, -1)) if sign < 0 else (_shift(d, 1), _shift(d, length))
+    if first is None or last is None:
+        return None
     return c.days(first, last, _M_DAY if length == 1 else _M_WEEK), f"the {unit} {side} {d.isoformat()}"
 
 
@@ -232,21 +287,47 @@ def _yesterday(m: re.Match[str], c: _Clock) -> tuple[Span | None, str] | None:
 
 def _last_n(m: re.Match[str], c: _Clock) -> tuple[Span | None, str] | None:
     n, unit = _number(m.group(1)), m.group(2).lower()
+    if n is None:
+        return None
     length = n * _unit_seconds(unit)
     return Span(c.now - length, c.now, max(_M_DAY, length / 8)), f"last {_count(n, unit)}"
 
 
 def _ago(m: re.Match[str], c: _Clock) -> tuple[Span | None, str] | None:
+    if m.group(1).lower() in _VAGUE:
+        return _vague_ago(m.group(1).lower(), m.group(2).lower(), c)
     n, unit = _number(m.group(1)), m.group(2).lower()
+    if n is None:
+        return None
     if unit == "day":
-        d = c.today - timedelta(days=n)
-        return c.days(d, d), f"{_count(n, unit)} ago"
-    if unit == "year":  # "two years ago" means that calendar year
+        d = _shift(c.today, -n)
+        return None if d is None else (c.days(d, d), f"{_count(n, unit)} ago")
+    if unit == "year":  # "two years ago" means that calendar year (none before the year 1)
         year = c.today.year - n
+        if year < date.min.year:
+            return None
         return c.days(date(year, 1, 1), date(year, 12, 31), _M_YEAR * 1.5), f"{_count(n, unit)} ago ({year})"
     span = _unit_seconds(unit)
     margin = _M_WEEK if unit == "week" else 7 * DAY
     return Span(c.now - (n + 0.5) * span, c.now - (n - 0.5) * span, margin), f"{_count(n, unit)} ago"
+
+
+def _vague_ago(word: str, unit: str, c: _Clock) -> tuple[Span | None, str] | None:
+    """ "A few weeks ago": every time from the fewest to the most units the words can mean."""
+    fewest, most = _VAGUE[word]
+    label = f"{word} {unit}s ago"
+    if unit == "day":
+        first, last = _shift(c.today, -most), _shift(c.today, -fewest)
+        return None if first is None or last is None else (c.days(first, last, _M_DAY), label)
+    if unit == "year":
+        first_year, last_year = c.today.year - most, c.today.year - fewest
+        if first_year < date.min.year:
+            return None
+        years = c.days(date(first_year, 1, 1), date(last_year, 12, 31), _M_YEAR * 1.5)
+        return years, f"{label} ({first_year}..{last_year})"
+    span = _unit_seconds(unit)
+    margin = _M_WEEK if unit == "week" else 7 * DAY
+    return Span(c.now - (most + 0.5) * span, c.now - (fewest - 0.5) * span, margin), label
 
 
 def _this_last(m: re.Match[str], c: _Clock) -> tuple[Span | None, str] | None:
@@ -354,7 +435,7 @@ def _month_phrase(m: re.Match[str], c: _Clock) -> tuple[Span | None, str] | None
         start = c.at(first) if prep == "since" else c.at(last + timedelta(days=1))
         return Span(start, max(c.now, start), _M_MONTH), f"{prep} {name}"
     if prep == "before":
-        return Span(0.0, c.at(first), _M_MONTH), f"before {name}"
+        return Span(EPOCH_MIN, c.at(first), _M_MONTH), f"before {name}"
     return c.days(first, last, _M_MONTH), f"in {name}"
 
 
@@ -365,7 +446,7 @@ def _year_phrase(m: re.Match[str], c: _Clock) -> tuple[Span | None, str] | None:
     if prep == "since":
         return Span(span.start, max(c.now, span.start), _M_YEAR), f"since {year}"
     if prep == "before":
-        return Span(0.0, span.start, _M_YEAR), f"before {year}"
+        return Span(EPOCH_MIN, span.start, _M_YEAR), f"before {year}"
     if prep == "after":
         return Span(span.end, max(c.now, span.end), _M_YEAR), f"after {year}"
     return span, f"in {year}"
@@ -427,23 +508,46 @@ _MAYBE = re.compile(
 )
 
 
-def _find(text: str, clock: _Clock) -> list[tuple[TimePhrase, bool]]:
+def _resolve(rule: _Rule, m: re.Match[str], clock: _Clock) -> tuple[Span | None, str] | None:
+    """What ``rule`` makes of ``m``, its span cut to the times UCMA accepts; ``None`` when the
+    words name no time the calendar can hold.
+
+    The rules avoid stepping past the calendar's ends where text can push them (counts of
+    days, weeks, years); near the ends of the calendar themselves (a clock in the year 1
+    asked about "last Christmas"), ``datetime`` raises ``ValueError`` or ``OverflowError``
+    and that phrase, too, names no time.
+    """
+    try:
+        resolved = rule.resolve(m, clock)
+    except (ValueError, OverflowError):
+        return None
+    if resolved is None or resolved[0] is None:
+        return resolved
+    span = _bounded(resolved[0])
+    return None if span is None else (span, resolved[1])
+
+
+def _find(text: str, clock: _Clock | None) -> list[tuple[TimePhrase, bool]]:
     """Every time phrase in ``text`` (earlier rules win overlaps), each with its rule's ``calendar``."""
     found: list[tuple[TimePhrase, bool]] = []
-    taken: list[tuple[int, int]] = []
+    taken: list[tuple[int, int]] = []  # disjoint, sorted: a lookup stays fast in long texts
+    if clock is None:
+        return found
     for rule in _RULES:
         if clock.in_memory and not rule.in_memories:
             continue
         for m in rule.pattern.finditer(text):
             begin, end = m.span()
-            if any(begin < e and s < end for s, e in taken):
+            # the last phrase taken that starts before this one ends is the only one to check
+            i = bisect.bisect_left(taken, (end, -1))
+            if i and taken[i - 1][1] > begin:
                 continue
-            resolved = rule.resolve(m, clock)
+            resolved = _resolve(rule, m, clock)
             if resolved is None:
                 continue
             span, label = resolved
             found.append((TimePhrase(m.group(0).strip(), begin, end, span, label), rule.calendar))
-            taken.append((begin, end))
+            bisect.insort(taken, (begin, end))
     return sorted(found, key=lambda found_: found_[0].begin)
 
 
@@ -454,7 +558,7 @@ def read(text: str, now: float, tz: tzinfo) -> TimePhrase | None:
     submit last Monday, on 3 March?" means 3 March); otherwise the first phrase that names
     a range wins over vague recency.
     """
-    found = _find(text, _Clock(now, tz))
+    found = _find(text, _clock(now, tz))
     if not found:
         return None
     dated = [p for p, calendar_ in found if calendar_]
@@ -475,7 +579,7 @@ def mentions(text: str, at: float, tz: tzinfo) -> list[TimePhrase]:
     """
     if not _MAYBE.search(text):
         return []
-    return [p for p, _ in _find(text, _Clock(at, tz, in_memory=True)) if p.span is not None]
+    return [p for p, _ in _find(text, _clock(at, tz, in_memory=True)) if p.span is not None]
 
 
 def strip(text: str, phrase: TimePhrase) -> str:

@@ -14,6 +14,7 @@ transaction is undone the in-memory indexes are rebuilt from the graph.
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -27,6 +28,7 @@ from ucma_core.records import Episode, MemoryRecord, MemoryType
 from ucma_core.scope import Scope
 from ucma_core.storage.backend import Backend
 from ucma_core.storage.graph import EdgeType
+from ucma_core.storage.postgres.url import PostgresTarget
 from ucma_core.stores.context import StoreContext
 from ucma_core.stores.episodic import EpisodeDraft, EpisodicStore
 from ucma_core.stores.learning import LearningStore
@@ -45,11 +47,23 @@ class FolderStores:
     """The backend, the store context and the five stores of one open folder."""
 
     def __init__(
-        self, folder: Path, config: MemoryConfig, embedder: Embedder, clock: Clock, *, repair: bool = False
+        self,
+        folder: Path | PostgresTarget,
+        config: MemoryConfig,
+        embedder: Embedder,
+        clock: Clock,
+        *,
+        repair: bool = False,
     ) -> None:
         self.config = config
-        self.backend = Backend(
-            folder,
+        self._shared = isinstance(folder, PostgresTarget)
+        opener: type[Backend] = Backend
+        if isinstance(folder, PostgresTarget):
+            from ucma_core.storage.postgres.backend import PgBackend
+
+            opener = PgBackend  # holds the shared memory's write lock until the end of __init__
+        self.backend = opener(
+            folder,  # type: ignore[arg-type]
             config,
             embedder_name=embedder.name,
             dimension=embedder.dimension,
@@ -66,6 +80,17 @@ class FolderStores:
             raise
         self.backend.finish_deletes = self._finish_deletes
         self.backend.after_revert = self._reindex
+        if self._shared:
+            self.backend.unlock()  # type: ignore[attr-defined]
+
+    def new_lock(self) -> Any:
+        """The lock :class:`~ucma_core.Memory` serialises calls with: a thread lock for a folder,
+        for a shared memory also its write lock across processes (with a sync on entry)."""
+        if self._shared:
+            from ucma_core.storage.postgres.lock import SharedLock
+
+            return SharedLock(self.backend)  # type: ignore[arg-type]
+        return threading.RLock()
 
     def _new_stores(self) -> None:
         self.episodic = EpisodicStore(self.ctx)

@@ -30,7 +30,7 @@ def _work(target: str, chroma_port: int, user: str, observes: int, remembers: in
 
     config = (
         MemoryConfig(chroma=ChromaConfig(host="127.0.0.1", port=chroma_port))
-        if target.startswith("postgresql://")
+        if chroma_port
         else MemoryConfig()
     )
     topics = ["harbour", "garden", "invoice", "flight", "recipe", "concert", "doctor", "laptop"]
@@ -119,12 +119,21 @@ def main() -> None:
             return f"postgresql://postgres@127.0.0.1:{pg_port}/postgres?memory=b{uuid.uuid4().hex[:8]}"
 
         rows = [
-            ("folder (embedded Chroma), 1 process", _run(str(base / "folder"), 0, 1, args.observes, args.remembers)),
-            ("PostgreSQL + Chroma server, 1 worker", _run(url(), chroma_port, 1, args.observes, args.remembers)),
-            ("PostgreSQL + Chroma server, 4 workers", _run(url(), chroma_port, 4, args.observes, args.remembers)),
+            (
+                "folder (embedded Chroma), 1 process",
+                _run(str(base / "folder"), 0, 1, args.observes, args.remembers),
+            ),
+            (
+                "PostgreSQL + Chroma server, 1 worker",
+                _run(url(), chroma_port, 1, args.observes, args.remembers),
+            ),
+            (
+                "PostgreSQL + Chroma server, 4 workers",
+                _run(url(), chroma_port, 4, args.observes, args.remembers),
+            ),
         ]
         print(f"\n{args.observes} observes then {args.remembers} remembers per worker, hashing embedder\n")
-        print("| setup | observe p50 ms | observe p95 ms | observe/s (all workers) | remember p50 ms | remember p95 ms |")
+        print("| setup | observe p50 ms | p95 ms | observe/s (all) | remember p50 ms | p95 ms |")
         print("|---|---:|---:|---:|---:|---:|")
         for name, r in rows:
             print(

@@ -78,7 +78,9 @@ def _start_postgres(base: Path) -> int:
         shutil.chown(base, "postgres", "postgres")
     data = base / "data"
     subprocess.run(
-        _as_postgres([str(initdb), "-D", str(data), "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8"]),
+        _as_postgres(
+            [str(initdb), "-D", str(data), "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8"]
+        ),
         check=True,
         capture_output=True,
         timeout=120,

@@ -29,7 +29,16 @@ ROOT = Path(__file__).resolve().parents[2]
 def _worker(servers: Servers, url: str, user: str, count: int, *others: str) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.Popen(
-        [sys.executable, "-m", "tests.postgres._worker", url, str(servers.chroma_port), user, str(count), *others],
+        [
+            sys.executable,
+            "-m",
+            "tests.postgres._worker",
+            url,
+            str(servers.chroma_port),
+            user,
+            str(count),
+            *others,
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

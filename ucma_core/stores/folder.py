@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
+from contextlib import AbstractContextManager, nullcontext
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -91,6 +92,13 @@ class FolderStores:
 
             return SharedLock(self.backend)  # type: ignore[arg-type]
         return threading.RLock()
+
+    def job(self, name: str) -> AbstractContextManager[None]:
+        """Hold while running work one worker at a time must do (``"consolidate"``): nothing
+        for a folder (its lock admits one process), the memory's job lock when shared."""
+        if self._shared:
+            return self.backend.job(name)  # type: ignore[attr-defined, no-any-return]
+        return nullcontext()
 
     def _new_stores(self) -> None:
         self.episodic = EpisodicStore(self.ctx)

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -184,6 +184,25 @@ class PgBackend(Backend):
             "finished"
         )
 
+    @contextlib.contextmanager
+    def job(self, name: str) -> Iterator[None]:
+        """Run work that must run in one worker at a time (a consolidation cycle): waits,
+        on a connection of its own, for the memory's advisory lock of ``name`` and holds it
+        for the block. The write lock is still taken per step, so the other workers keep
+        serving between steps; a killed worker's job lock goes with its session."""
+        conn = connect(self.target)
+        key = lock_key(self.target, f"job:{name}")
+        try:
+            with db_errors(f"waiting for the {name} lock"):
+                conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (key,))
+            try:
+                yield
+            finally:
+                with db_errors(f"releasing the {name} lock"):
+                    conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (key,))
+        finally:
+            conn.close()
+
     # ------------------------------------------------------------------ opening
     def _open(self, embedder_name: str, dimension: int, now: float) -> None:
         config = self.config
@@ -193,7 +212,7 @@ class PgBackend(Backend):
         if manifest is not None:
             manifest.check_embedder(embedder_name, dimension, self.folder)
         self._journal = PgJournal(self._conn)  # type: ignore[assignment]
-        self.graph = MemoryGraph(self._journal, snapshot_every=config.snapshot_every, hooks=self)  # type: ignore[arg-type]
+        self.graph = MemoryGraph(self._journal, snapshot_every=config.snapshot_every, hooks=self)
         fresh = manifest is None
         if manifest is None:
             folder_id = new_key_secret()[:32]

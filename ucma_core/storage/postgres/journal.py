@@ -137,9 +137,12 @@ class PgJournal:
                 rows.append((first, _dumps({k: v for k, v in op.items() if k != "seq"})))
         except (TypeError, ValueError) as e:
             raise StorageError(f"a journal entry cannot be written as JSON: {e}") from e
-        with db_errors("appending to the graph journal"), self._conn.transaction():
-            with self._conn.cursor() as cur:
-                cur.executemany("INSERT INTO journal (seq, line) VALUES (%s, %s)", rows)
+        with (
+            db_errors("appending to the graph journal"),
+            self._conn.transaction(),
+            self._conn.cursor() as cur,
+        ):
+            cur.executemany("INSERT INTO journal (seq, line) VALUES (%s, %s)", rows)
         for op, (seq, _) in zip(batch, rows, strict=True):
             op["seq"] = seq
         self._seq = first

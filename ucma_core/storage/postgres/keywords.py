@@ -90,7 +90,9 @@ class PgKeywordIndex:
             return
         with db_errors("deleting records"), self._conn.transaction():
             for start in range(0, len(ids), _CHUNK):
-                self._conn.execute("DELETE FROM records WHERE id = ANY(%s)", (list(ids[start : start + _CHUNK]),))
+                self._conn.execute(
+                    "DELETE FROM records WHERE id = ANY(%s)", (list(ids[start : start + _CHUNK]),)
+                )
 
     def scrub(self) -> None:
         """Reclaim deleted rows (``VACUUM``), so their text leaves the table's live pages."""
@@ -132,9 +134,7 @@ class PgKeywordIndex:
         expr = ts_query(query)
         if expr is None or n <= 0:
             return []
-        sql = [
-            "SELECT id, ts_rank_cd(tsv, q, 1) FROM records, to_tsquery('english', %s) q WHERE tsv @@ q"
-        ]
+        sql = ["SELECT id, ts_rank_cd(tsv, q, 1) FROM records, to_tsquery('english', %s) q WHERE tsv @@ q"]
         args: list[object] = [expr]
         if user_id is not False:
             sql.append("AND user_id = %s")

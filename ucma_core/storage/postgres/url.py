@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import SplitResult, parse_qsl, urlencode, urlsplit, urlunsplit
 
 from ucma_core.errors import InvalidInputError
 
@@ -80,10 +80,7 @@ class PostgresTarget:
         return cls(conninfo=conninfo, memory=memory, display=display)
 
     @staticmethod
-    def _redact(parts: object) -> str:
-        from urllib.parse import SplitResult
-
-        assert isinstance(parts, SplitResult)
+    def _redact(parts: SplitResult) -> str:
         host = parts.hostname or ""
         netloc = (f"{parts.username}@" if parts.username else "") + host
         if parts.port:

@@ -35,7 +35,9 @@ def test_a_consolidation_cycle_holds_the_job_lock_while_others_keep_serving(serv
                 "SELECT pg_try_advisory_lock(hashtext(%s))", (lock_key(target, "job:consolidate"),)
             ).fetchone()[0]
             if free:
-                probe.execute("SELECT pg_advisory_unlock(hashtext(%s))", (lock_key(target, "job:consolidate"),))
+                probe.execute(
+                    "SELECT pg_advisory_unlock(hashtext(%s))", (lock_key(target, "job:consolidate"),)
+                )
             # another worker serves (and sees the writes) in the middle of the cycle
             seen.append((free, len(other.list_memories(user_id="ana"))))
 

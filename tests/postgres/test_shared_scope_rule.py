@@ -9,16 +9,22 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
 
 from tests.postgres.conftest import Servers
-from tests.test_scope_rule import AGENTS, SESSIONS, USERS, _owner
-from tests.test_scope_rule import test_every_read_path_follows_the_scope_rule as test_scope_rule_in_postgres
-from ucma_core import ChromaConfig, Memory, MemoryConfig
+from tests.test_scope_rule import AGENTS, SESSIONS, USERS, _owner, scopes
+from tests.test_scope_rule import test_every_read_path_follows_the_scope_rule as folder_test
+from ucma_core import ChromaConfig, Memory, MemoryConfig, Scope
 from ucma_core.embedders import HashingEmbedder
 
-__all__ = ["test_scope_rule_in_postgres"]
-
 pytestmark = pytest.mark.slow
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(scope=scopes)
+def test_scope_rule_in_postgres(world: tuple[Memory, dict[str, dict[str, Any]]], scope: Scope) -> None:
+    """The folder suite's checks, fewer examples (every read goes to two servers)."""
+    folder_test.hypothesis.inner_test(world, scope)  # type: ignore[attr-defined]
 
 
 @pytest.fixture(scope="module")

@@ -91,28 +91,42 @@ class PgJournal:
 
     def _rows_after(self, seq: int) -> list[Op]:
         with db_errors("reading the graph journal"):
-            rows = self._conn.execute("SELECT seq, line FROM journal WHERE seq > %s ORDER BY seq", (seq,))
-            ops: list[Op] = []
-            last = seq
-            for number, line in rows:
-                if number != last + 1:
-                    raise CorruptStoreError(
-                        f"the graph journal jumps from entry {last} to entry {number}; restore the "
-                        "database from a backup"
-                    )
-                op = json.loads(line)
-                op["seq"] = number
-                ops.append(op)
-                last = number
+            rows = self._conn.execute(
+                "SELECT seq, line FROM journal WHERE seq > %s ORDER BY seq", (seq,)
+            ).fetchall()
+        return self._ops(rows, seq)
+
+    @staticmethod
+    def _ops(rows: list[tuple[int, str]], seq: int) -> list[Op]:
+        ops: list[Op] = []
+        last = seq
+        for number, line in rows:
+            if number != last + 1:
+                raise CorruptStoreError(
+                    f"the graph journal jumps from entry {last} to entry {number}; restore the "
+                    "database from a backup"
+                )
+            op = json.loads(line)
+            op["seq"] = number
+            ops.append(op)
+            last = number
         return ops
 
     def pull(self) -> Replay | None:
         """The entries other workers appended since this one last read or wrote, sorted into
         committed changes and a dead writer's open intent; ``None`` when a snapshot taken
         since then dropped entries this worker never read (reload with :meth:`load`)."""
-        if self.snapshot_seq() > self._seq:
-            return None
-        ops = self._rows_after(self._seq)
+        with db_errors("reading the graph journal"):
+            rows = self._conn.execute(
+                "SELECT -1, value FROM meta WHERE key = 'snapshot_seq' "
+                "UNION ALL SELECT seq, line FROM journal WHERE seq > %s ORDER BY 1",
+                (self._seq,),
+            ).fetchall()
+        if rows and rows[0][0] == -1:
+            if int(rows[0][1]) > self._seq:
+                return None
+            rows = rows[1:]
+        ops = self._ops(rows, self._seq)
         if not ops:
             return Replay(last_seq=self._seq, marked=True)
         result = replay([{"op": "v", "seq": self._seq}, *ops])

@@ -173,8 +173,17 @@ class MemoryBase:
     # ------------------------------------------------------------------ properties
     @property
     def path(self) -> Path:
-        """The memory folder."""
+        """The memory folder (for a memory in PostgreSQL, its URL without the password as a
+        path, for messages only: see :attr:`postgres`)."""
         return self._stores.backend.folder
+
+    @property
+    def postgres(self) -> PostgresTarget | None:
+        """Where a memory opened by ``postgresql://`` URL lives (connection string, memory
+        name, schema); ``None`` for a memory folder. Adapters that keep data beside the
+        memory (checkpoints) put it in that database and schema."""
+        target = getattr(self._stores.backend, "target", None)
+        return target if isinstance(target, PostgresTarget) else None
 
     @property
     def session_id(self) -> str:

@@ -63,3 +63,35 @@ def test_observe_remember_get_forget_and_scopes(servers: Servers) -> None:
         assert mem.list_memories(user_id="bob") == []
         report = mem.verify()
         assert report.ok, report
+
+
+def test_the_memory_says_where_it_lives(servers: Servers, tmp_path: Path) -> None:
+    url = servers.url("where_test")
+    with Memory(url, embedder=HashingEmbedder(), config=servers.config()) as mem:
+        assert mem.postgres is not None
+        assert mem.postgres.schema == "ucma_where_test" and mem.postgres.memory == "where_test"
+        assert "password" not in str(mem.path)
+    with Memory(tmp_path / "m", embedder=HashingEmbedder()) as folder:
+        assert folder.postgres is None
+
+
+def test_without_psycopg_the_core_imports_and_a_url_names_the_extra(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    script = (
+        "import sys; sys.modules['psycopg'] = None\n"
+        "from ucma_core import ChromaConfig, Memory, MemoryConfig\n"
+        "from ucma_core.embedders import HashingEmbedder\n"
+        "from ucma_core.errors import DependencyMissingError\n"
+        f"Memory({str(tmp_path / 'm')!r}, embedder=HashingEmbedder()).close()\n"
+        "try:\n"
+        "    config = MemoryConfig(chroma=ChromaConfig(host='127.0.0.1', port=1))\n"
+        "    Memory('postgresql://u@127.0.0.1:1/db', embedder=HashingEmbedder(), config=config)\n"
+        "except DependencyMissingError as e:\n"
+        "    print(e)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert "pip install 'ucma[postgres]'" in out.stdout

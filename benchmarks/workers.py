@@ -124,6 +124,10 @@ def main() -> None:
                 _run(str(base / "folder"), 0, 1, args.observes, args.remembers),
             ),
             (
+                "folder + Chroma server, 1 process",
+                _run(str(base / "folder2"), chroma_port, 1, args.observes, args.remembers),
+            ),
+            (
                 "PostgreSQL + Chroma server, 1 worker",
                 _run(url(), chroma_port, 1, args.observes, args.remembers),
             ),

@@ -123,12 +123,20 @@ class PgBackend(Backend):
         """Wait for the memory's write lock, then apply what other workers committed."""
         if self._conn.closed:
             return
+        journal: PgJournal | None = getattr(self, "_journal", None)
+        rows: list[Any] | None = None
         with db_errors("waiting for the memory's write lock"):
-            self._conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (self._key,))
+            if sync and journal is not None:
+                with self._conn.pipeline():  # one round trip: the lock, then the change feed
+                    self._conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (self._key,))
+                    feed = journal.pull_query()
+                rows = feed.fetchall()
+            else:
+                self._conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (self._key,))
         self._held = True
         if sync:
             try:
-                self.sync()
+                self.sync(rows)
             except BaseException:
                 self.unlock()
                 raise
@@ -140,12 +148,13 @@ class PgBackend(Backend):
                 self._conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (self._key,))
         self._held = False
 
-    def sync(self) -> bool:
+    def sync(self, rows: list[Any] | None = None) -> bool:
         """Apply the journal entries other workers appended since this process last read it,
         undo or finish a write a dead worker left open, and rebuild the in-memory indexes
-        when anything changed. Returns whether anything changed."""
+        when anything changed (``rows``: the change feed if already read). Returns whether
+        anything changed."""
         journal: PgJournal = self._journal  # type: ignore[assignment]
-        result = journal.pull()
+        result = journal.pull(rows)
         changed = False
         if result is None:  # a snapshot folded entries this process never read
             self.graph.clear()

@@ -112,16 +112,23 @@ class PgJournal:
             last = number
         return ops
 
-    def pull(self) -> Replay | None:
+    def pull_query(self) -> Any:
+        """Send the query :meth:`pull` reads (a cursor; in a pipeline it is answered together
+        with the statements around it)."""
+        return self._conn.execute(
+            "SELECT -1, value FROM meta WHERE key = 'snapshot_seq' "
+            "UNION ALL SELECT seq, line FROM journal WHERE seq > %s ORDER BY 1",
+            (self._seq,),
+        )
+
+    def pull(self, rows: list[Any] | None = None) -> Replay | None:
         """The entries other workers appended since this one last read or wrote, sorted into
         committed changes and a dead writer's open intent; ``None`` when a snapshot taken
-        since then dropped entries this worker never read (reload with :meth:`load`)."""
-        with db_errors("reading the graph journal"):
-            rows = self._conn.execute(
-                "SELECT -1, value FROM meta WHERE key = 'snapshot_seq' "
-                "UNION ALL SELECT seq, line FROM journal WHERE seq > %s ORDER BY 1",
-                (self._seq,),
-            ).fetchall()
+        since then dropped entries this worker never read (reload with :meth:`load`).
+        ``rows`` are the answer of :meth:`pull_query` if it was already sent."""
+        if rows is None:
+            with db_errors("reading the graph journal"):
+                rows = self.pull_query().fetchall()
         if rows and rows[0][0] == -1:
             if int(rows[0][1]) > self._seq:
                 return None

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from contextlib import AbstractContextManager, nullcontext
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -82,6 +82,7 @@ class FolderStores:
         self.backend.finish_deletes = self._finish_deletes
         self.backend.after_revert = self._reindex
         if self._shared:
+            self.backend.after_remote = self._reindex_nodes  # type: ignore[attr-defined]
             self.backend.unlock()  # type: ignore[attr-defined]
 
     def new_lock(self) -> Any:
@@ -139,6 +140,24 @@ class FolderStores:
         """Rebuild every in-memory index from the graph (after a transaction was undone)."""
         self._new_stores()
         self._index_all()
+
+    def _reindex_nodes(self, before: dict[str, dict[str, Any] | None]) -> None:
+        """Bring the in-memory indexes up to date for nodes another worker changed (a shared
+        memory); ``before`` holds their fields before the change (``None``: new nodes)."""
+        for memory_id, old in before.items():
+            if old is not None:
+                if old.get("memory_type") == MemoryType.EPISODIC.value:
+                    self.episodic.unindex(memory_id, old)
+                elif old.get("memory_type") == MemoryType.PROSPECTIVE.value:
+                    self.prospective.unindex(memory_id)
+                ref = (old.get("user_id"), old.get("agent_id"), old.get("key"))
+                if old.get("key") is not None and self._keys.get(ref) == memory_id:  # type: ignore[arg-type]
+                    del self._keys[ref]  # type: ignore[arg-type]
+            attrs = self.graph.node(memory_id)
+            if attrs is not None:
+                if attrs.get("kind") == "entity":
+                    self.semantic.index_entity(attrs)
+                self._index(memory_id, attrs)
 
     def _finish_deletes(self, ids: list[str], scrub: bool) -> None:
         """Finish deletions a failed call left half done (run before the next write)."""

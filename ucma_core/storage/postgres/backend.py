@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +100,9 @@ class PgBackend(Backend):
         self.reembedded: list[str] = []
         self.finish_deletes = None
         self.after_revert = None
+        #: Called with ``{id: attrs before (None if new)}`` of the nodes other workers
+        #: changed, after they were applied (the owner updates its in-memory indexes).
+        self.after_remote: Callable[[dict[str, dict[str, Any] | None]], None] | None = None
         self._rollbacks = []
         self._marked: set[str] = set()
         self._keys = None
@@ -160,13 +163,19 @@ class PgBackend(Backend):
             self.graph.clear()
             result = journal.load(lambda entries, ops: self.graph.load(entries, ops), self.graph.clear).replay
             changed = True
+            if self.after_revert is not None:
+                self.after_revert()
         elif result.ops:
+            touched = {op["id"] for op in result.ops if op["op"] in ("n", "x")}
+            before = {i: None if (node := self.graph.node(i)) is None else node.to_dict() for i in touched}
             self.graph.load(None, result.ops)
             changed = True
+            if self.after_remote is not None:
+                self.after_remote(before)
+            elif self.after_revert is not None:
+                self.after_revert()
         if result.scrub_pending:
             self.scrub_pending = True
-        if changed and self.after_revert is not None:
-            self.after_revert()
         if result.open_intent is not None:
             self._recover_dead(result.open_intent)
             changed = True

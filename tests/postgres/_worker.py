@@ -3,12 +3,14 @@
 ``python -m tests.postgres._worker URL CHROMA_PORT USER COUNT [WAIT_FOR_USERS...]``
 observes COUNT notes as USER, printing ``ack <id>`` after each one returns (so the test
 knows which writes were acknowledged), then, for each user in WAIT_FOR_USERS, waits
-until it sees that user's COUNT notes, and prints one JSON line with what it saw.
+until it sees that user's COUNT notes, and prints one JSON line with what it saw. It
+prints ``open`` once the memory is open and then waits ``UCMA_TEST_PAUSE`` seconds.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 
@@ -20,6 +22,8 @@ def main() -> None:
     url, port, user, count, *others = sys.argv[1:]
     config = MemoryConfig(chroma=ChromaConfig(host="127.0.0.1", port=int(port)))
     with Memory(url, embedder=HashingEmbedder(), config=config) as mem:
+        print("open", flush=True)
+        time.sleep(float(os.environ.get("UCMA_TEST_PAUSE", "0")))
         for n in range(int(count)):
             memory_id = mem.observe(
                 f"{user} wrote note number {n} about the harbour lighthouse", user_id=user, importance=1.0

@@ -47,6 +47,8 @@ class Servers:
     pg_port: int
     chroma_port: int
     base: Path
+    #: The Chroma server's process id (a test may pause it with SIGSTOP / SIGCONT).
+    chroma_pid: int
 
     def url(self, memory: str | None = None) -> str:
         """A ``postgresql://`` URL naming a new memory (or ``memory``) in the cluster."""
@@ -155,7 +157,7 @@ def servers() -> Iterator[Servers]:
     try:
         pg_port = _start_postgres(base)
         chroma_port, chroma = _start_chroma(base)
-        yield Servers(pg_port, chroma_port, base)
+        yield Servers(pg_port, chroma_port, base, chroma.pid)
     finally:
         if chroma is not None and chroma.poll() is None:
             chroma.terminate()

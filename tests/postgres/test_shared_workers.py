@@ -15,19 +15,23 @@ import time
 from pathlib import Path
 
 import chromadb
+import psycopg
 import pytest
 
 from tests.postgres.conftest import HOST, Servers
 from ucma_core import ANY, Memory
 from ucma_core.embedders import HashingEmbedder
+from ucma_core.storage.postgres import PostgresTarget
 
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _worker(servers: Servers, url: str, user: str, count: int, *others: str) -> subprocess.Popen[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+def _worker(
+    servers: Servers, url: str, user: str, count: int, *others: str, pause: float = 0.0
+) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "UCMA_TEST_PAUSE": str(pause)}
     return subprocess.Popen(
         [
             sys.executable,
@@ -108,6 +112,38 @@ def test_a_writer_killed_mid_write_leaves_no_orphan(servers: Servers) -> None:
         assert not report.only_in_chroma and not report.only_in_graph and not report.missing_keywords
         stored = {r.id for r in mem.list_memories(user_id=ANY, limit=100_000)}
         assert set(acked) <= stored
+
+
+def test_a_writer_killed_between_its_intent_and_chroma_is_undone_by_the_next_worker(servers: Servers) -> None:
+    url = servers.url()
+    target = PostgresTarget.parse(url)
+    with Memory(url, embedder=HashingEmbedder(), config=servers.config()) as mem:
+        kept = mem.observe("Amy keeps the harbour lighthouse logbook", user_id="amy", importance=1.0)
+        proc = _worker(servers, url, "doomed", 1, pause=1.0)
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "open"
+        os.kill(servers.chroma_pid, signal.SIGSTOP)  # the worker's Chroma write now hangs
+        try:
+            with psycopg.connect(target.conninfo, autocommit=True) as probe:
+                deadline = time.monotonic() + 30
+                last = ""
+                while time.monotonic() < deadline and '"op":"b"' not in last:
+                    time.sleep(0.1)
+                    row = probe.execute(
+                        f'SELECT line FROM "{target.schema}".journal ORDER BY seq DESC LIMIT 1'
+                    ).fetchone()
+                    last = row[0] if row else ""
+                assert '"op":"b"' in last  # its intent is committed, its Chroma write is not done
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
+        finally:
+            os.kill(servers.chroma_pid, signal.SIGCONT)
+        time.sleep(1.0)  # let the server finish what it had received
+        assert [r.id for r in mem.list_memories(user_id=ANY)] == [kept]  # the next call undid it
+        report = mem.verify()
+        assert report.ok and report.chroma_records == 1, report
+    client = chromadb.HttpClient(host=HOST, port=servers.chroma_port)
+    documents = [d for c in client.list_collections() for d in (c.get()["documents"] or [])]
+    assert not any(d.startswith("doomed wrote") for d in documents)
 
 
 def test_forget_user_leaves_no_text_in_pg_dump_or_the_chroma_collection(servers: Servers) -> None:

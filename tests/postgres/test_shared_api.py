@@ -95,3 +95,21 @@ def test_without_psycopg_the_core_imports_and_a_url_names_the_extra(tmp_path: Pa
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True
     )
     assert "pip install 'ucma[postgres]'" in out.stdout
+
+
+def test_keys_and_forgetting_reach_every_open_memory_object(servers: Servers) -> None:
+    url = servers.url()
+    with (
+        Memory(url, embedder=HashingEmbedder(), config=servers.config()) as a,
+        Memory(url, embedder=HashingEmbedder(), config=servers.config()) as b,
+    ):
+        first = a.upsert("address", "Ana's shipping address is 12 Harbour Road", user_id="ana")
+        again = b.upsert("address", "Ana's shipping address is 9 Lighthouse Lane", user_id="ana")
+        assert again == first  # b knew a's key: the memory was replaced, not duplicated
+        record = a.get(first)
+        assert record is not None and record.content == "Ana's shipping address is 9 Lighthouse Lane"
+        assert [h.id for h in a.remember("Lighthouse Lane address", user_id="ana", k=3)] == [first]
+        assert b.forget(first) is True
+        assert a.get(first) is None and a.list_memories(user_id="ana") == []
+        assert a.upsert("address", "Ana's shipping address is 3 Quay Street", user_id="ana") != first
+        assert a.verify().ok and b.verify().ok

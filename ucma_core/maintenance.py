@@ -233,7 +233,8 @@ class Maintenance(MemoryBase):
         cycle = CycleContext(
             self._stores, self._provider, self._open_lock, working=self._working, progress=progress
         )
-        return run_cycle(cycle, now=at, stop=stop, phases=chosen)
+        with self._stores.job("consolidate"):  # a shared memory: one worker at a time
+            return run_cycle(cycle, now=at, stop=stop, phases=chosen)
 
     def start_consolidation(self, interval_seconds: float = 3600.0) -> None:
         """Run :meth:`consolidate` every ``interval_seconds`` on a background thread until

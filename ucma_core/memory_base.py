@@ -34,6 +34,7 @@ from ucma_core.providers.protocols import Provider
 from ucma_core.retrieval.search import Retriever
 from ucma_core.scope import Scope
 from ucma_core.storage.backend import Backend
+from ucma_core.storage.postgres.url import PostgresTarget, is_postgres_url
 from ucma_core.stores.folder import FolderStores
 from ucma_core.stores.sensory import SensoryBuffer
 from ucma_core.tokens import TiktokenCounter, TokenCounter
@@ -62,9 +63,11 @@ class OpenLock:
         self._memory._lock.release()
 
 
-def _folder(path: object) -> Path:
-    """The memory folder ``path`` names; an empty path is refused (it would be the current
-    directory)."""
+def _folder(path: object) -> Path | PostgresTarget:
+    """The memory folder ``path`` names, or the shared memory a ``postgresql://`` URL names;
+    an empty path is refused (it would be the current directory)."""
+    if is_postgres_url(path):
+        return PostgresTarget.parse(str(path))
     if not isinstance(path, (str, os.PathLike)):
         raise InvalidInputError(f"path must be a str or a path, not {type(path).__name__}")
     text = os.fspath(path)
@@ -80,6 +83,16 @@ def _folder(path: object) -> Path:
 
 S = TypeVar("S")
 P = ParamSpec("P")
+
+
+def _recorded_embedder(target: Path | PostgresTarget) -> tuple[str, int] | None:
+    if isinstance(target, PostgresTarget):
+        from ucma_core.storage.postgres.backend import recorded_embedder
+
+        return recorded_embedder(target)
+    return Backend.recorded_embedder(target) if (target / "ucma.json").exists() else None
+
+
 R = TypeVar("R")
 
 
@@ -144,9 +157,7 @@ class MemoryBase:
             chosen = as_embedder(embedder)
         else:
             try:
-                chosen = default_embedder(
-                    Backend.recorded_embedder(folder) if (folder / "ucma.json").exists() else None
-                )
+                chosen = default_embedder(_recorded_embedder(folder))
             except EmbedderMismatchError:
                 raise
             except ConfigurationError as e:
@@ -157,9 +168,9 @@ class MemoryBase:
         offline = OfflineProvider()
         self._scorer: ImportanceScorer = provider or offline
         self._provider: Provider = provider if isinstance(provider, Provider) else offline
-        self._lock = threading.RLock()
         self._closed = False
         self._stores = FolderStores(folder, self.config, self._embedder, self._clock, repair=repair)
+        self._lock = self._stores.new_lock()
         self.sensory = SensoryBuffer(
             self.config.sensory_capacity, self.config.sensory_ttl_seconds, self._clock
         )
@@ -177,8 +188,17 @@ class MemoryBase:
     # ------------------------------------------------------------------ properties
     @property
     def path(self) -> Path:
-        """The memory folder."""
+        """The memory folder (for a memory in PostgreSQL, its URL without the password as a
+        path, for messages only: see :attr:`postgres`)."""
         return self._stores.backend.folder
+
+    @property
+    def postgres(self) -> PostgresTarget | None:
+        """Where a memory opened by ``postgresql://`` URL lives (connection string, memory
+        name, schema); ``None`` for a memory folder. Adapters that keep data beside the
+        memory (checkpoints) put it in that database and schema."""
+        target = getattr(self._stores.backend, "target", None)
+        return target if isinstance(target, PostgresTarget) else None
 
     @property
     def session_id(self) -> str:

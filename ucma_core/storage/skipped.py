@@ -97,12 +97,15 @@ def _same(entry: Skipped) -> tuple[str | None, ...]:
 class SkippedLog:
     """The ``skipped.jsonl`` file of one folder (callers serialise access)."""
 
-    def __init__(self, folder: Path) -> None:
-        self.path = folder / FILE_NAME
+    def __init__(self, folder: Path | None) -> None:
+        #: ``None`` for a memory kept in a database: the records live in this process only.
+        self.path = None if folder is None else folder / FILE_NAME
         self._torn = False
         self._entries: list[Skipped] = self._read()
 
     def _read(self) -> list[Skipped]:
+        if self.path is None:
+            return []
         try:
             raw = self.path.read_bytes()
         except FileNotFoundError:
@@ -138,6 +141,9 @@ class SkippedLog:
                     seen.add(_same(entry))
         if not new:
             return
+        if self.path is None:
+            self._entries += new
+            return
         lines = "".join(json.dumps(e.to_dict(), ensure_ascii=False) + "\n" for e in new)
         data = (("\n" if self._torn else "") + lines).encode("utf-8")
         try:
@@ -154,7 +160,9 @@ class SkippedLog:
         """Remove the records of ``scope``; returns how many (the file is rewritten atomically)."""
         kept = [e for e in self._entries if not scope.admits(asdict(e))]
         removed = len(self._entries) - len(kept)
-        if removed:
+        if removed and self.path is None:
+            self._entries = kept
+        elif removed:
             write_lines_atomic(self.path, (json.dumps(e.to_dict(), ensure_ascii=False) for e in kept))
             self._entries, self._torn = kept, False
         return removed

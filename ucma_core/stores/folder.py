@@ -14,8 +14,10 @@ transaction is undone the in-memory indexes are rebuilt from the graph.
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -28,6 +30,7 @@ from ucma_core.scope import Scope
 from ucma_core.storage.backend import Backend
 from ucma_core.storage.graph import EdgeType
 from ucma_core.storage.skipped import SkippedLog
+from ucma_core.storage.postgres.url import PostgresTarget
 from ucma_core.stores.context import StoreContext
 from ucma_core.stores.episodic import EpisodeDraft, EpisodicStore
 from ucma_core.stores.learning import LearningStore
@@ -46,11 +49,23 @@ class FolderStores:
     """The backend, the store context and the five stores of one open folder."""
 
     def __init__(
-        self, folder: Path, config: MemoryConfig, embedder: Embedder, clock: Clock, *, repair: bool = False
+        self,
+        folder: Path | PostgresTarget,
+        config: MemoryConfig,
+        embedder: Embedder,
+        clock: Clock,
+        *,
+        repair: bool = False,
     ) -> None:
         self.config = config
-        self.backend = Backend(
-            folder,
+        self._shared = isinstance(folder, PostgresTarget)
+        opener: type[Backend] = Backend
+        if isinstance(folder, PostgresTarget):
+            from ucma_core.storage.postgres.backend import PgBackend
+
+            opener = PgBackend  # holds the shared memory's write lock until the end of __init__
+        self.backend = opener(
+            folder,  # type: ignore[arg-type]
             config,
             embedder_name=embedder.name,
             dimension=embedder.dimension,
@@ -59,7 +74,7 @@ class FolderStores:
             repair=repair,
         )
         self.ctx = StoreContext(self.backend, embedder, config, clock)
-        self.skipped = SkippedLog(self.backend.folder)
+        self.skipped = SkippedLog(None if self._shared else self.backend.folder)
         self._new_stores()
         try:
             self._open_indexes()
@@ -68,6 +83,25 @@ class FolderStores:
             raise
         self.backend.finish_deletes = self._finish_deletes
         self.backend.after_revert = self._reindex
+        if self._shared:
+            self.backend.after_remote = self._reindex_nodes  # type: ignore[attr-defined]
+            self.backend.unlock()  # type: ignore[attr-defined]
+
+    def new_lock(self) -> Any:
+        """The lock :class:`~ucma_core.Memory` serialises calls with: a thread lock for a folder,
+        for a shared memory also its write lock across processes (with a sync on entry)."""
+        if self._shared:
+            from ucma_core.storage.postgres.lock import SharedLock
+
+            return SharedLock(self.backend)  # type: ignore[arg-type]
+        return threading.RLock()
+
+    def job(self, name: str) -> AbstractContextManager[None]:
+        """Hold while running work one worker at a time must do (``"consolidate"``): nothing
+        for a folder (its lock admits one process), the memory's job lock when shared."""
+        if self._shared:
+            return self.backend.job(name)  # type: ignore[attr-defined, no-any-return]
+        return nullcontext()
 
     def _new_stores(self) -> None:
         self.episodic = EpisodicStore(self.ctx)
@@ -108,6 +142,24 @@ class FolderStores:
         """Rebuild every in-memory index from the graph (after a transaction was undone)."""
         self._new_stores()
         self._index_all()
+
+    def _reindex_nodes(self, before: dict[str, dict[str, Any] | None]) -> None:
+        """Bring the in-memory indexes up to date for nodes another worker changed (a shared
+        memory); ``before`` holds their fields before the change (``None``: new nodes)."""
+        for memory_id, old in before.items():
+            if old is not None:
+                if old.get("memory_type") == MemoryType.EPISODIC.value:
+                    self.episodic.unindex(memory_id, old)
+                elif old.get("memory_type") == MemoryType.PROSPECTIVE.value:
+                    self.prospective.unindex(memory_id)
+                ref = (old.get("user_id"), old.get("agent_id"), old.get("key"))
+                if old.get("key") is not None and self._keys.get(ref) == memory_id:  # type: ignore[arg-type]
+                    del self._keys[ref]  # type: ignore[arg-type]
+            attrs = self.graph.node(memory_id)
+            if attrs is not None:
+                if attrs.get("kind") == "entity":
+                    self.semantic.index_entity(attrs)
+                self._index(memory_id, attrs)
 
     def _finish_deletes(self, ids: list[str], scrub: bool) -> None:
         """Finish deletions a failed call left half done (run before the next write)."""

@@ -1,0 +1,159 @@
+"""Many workers on one shared memory: observe and remember latency, 1 vs 4 worker
+processes on PostgreSQL + a Chroma server, against a memory folder (one process).
+
+Run: ``python -m benchmarks.workers [--observes 100] [--remembers 50]``. It starts a
+throwaway PostgreSQL 15 cluster and a ``chroma run`` server (as the tests do), runs
+each setup in fresh processes with the hashing embedder, and prints a Markdown table
+of p50 / p95 latency per call and the observe throughput of all workers together.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _work(target: str, chroma_port: int, user: str, observes: int, remembers: int) -> dict[str, object]:
+    from ucma_core import ChromaConfig, Memory, MemoryConfig
+    from ucma_core.embedders import HashingEmbedder
+
+    config = (
+        MemoryConfig(chroma=ChromaConfig(host="127.0.0.1", port=chroma_port))
+        if chroma_port
+        else MemoryConfig()
+    )
+    topics = ["harbour", "garden", "invoice", "flight", "recipe", "concert", "doctor", "laptop"]
+    with Memory(target, embedder=HashingEmbedder(), config=config) as mem:
+        obs: list[float] = []
+        start = time.perf_counter()
+        for n in range(observes):
+            t = time.perf_counter()
+            mem.observe(f"{user} noted item {n} about the {topics[n % 8]} on day {n % 31}", user_id=user)
+            obs.append(time.perf_counter() - t)
+        observe_wall = time.perf_counter() - start
+        rem: list[float] = []
+        for n in range(remembers):
+            t = time.perf_counter()
+            mem.remember(f"what about the {topics[n % 8]}", user_id=user, k=5)
+            rem.append(time.perf_counter() - t)
+    return {"observe": obs, "remember": rem, "observe_wall": observe_wall}
+
+
+def _spawn(target: str, chroma_port: int, user: str, observes: int, remembers: int) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "benchmarks.workers",
+            "--worker",
+            target,
+            str(chroma_port),
+            user,
+            str(observes),
+            str(remembers),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+
+
+def _run(target: str, chroma_port: int, workers: int, observes: int, remembers: int) -> dict[str, float]:
+    if target.startswith("postgresql://"):  # create the memory first: workers race on writes only
+        _spawn(target, chroma_port, "setup", 1, 0).communicate()
+    start = time.perf_counter()
+    procs = [_spawn(target, chroma_port, f"user{i}", observes, remembers) for i in range(workers)]
+    results = [json.loads(p.communicate()[0].splitlines()[-1]) for p in procs]
+    wall = max(r["observe_wall"] for r in results)
+    del start
+    obs = sorted(x for r in results for x in r["observe"])
+    rem = sorted(x for r in results for x in r["remember"])
+
+    def pct(xs: list[float], q: float) -> float:
+        return 1000 * xs[min(len(xs) - 1, int(q * len(xs)))]
+
+    return {
+        "observe_p50": pct(obs, 0.5),
+        "observe_p95": pct(obs, 0.95),
+        "remember_p50": pct(rem, 0.5),
+        "remember_p95": pct(rem, 0.95),
+        "observe_per_s": len(obs) / wall,
+        "remember_mean": 1000 * statistics.fmean(rem),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--observes", type=int, default=100)
+    parser.add_argument("--remembers", type=int, default=50)
+    parser.add_argument("--worker", nargs=5)
+    args = parser.parse_args()
+    if args.worker:
+        target, port, user, observes, remembers = args.worker
+        print(json.dumps(_work(target, int(port), user, int(observes), int(remembers))))
+        return
+    sys.path.insert(0, str(ROOT))
+    from tests.postgres.conftest import PG_BIN, _as_postgres, _start_chroma, _start_postgres
+
+    base = Path(tempfile.mkdtemp(prefix="ucma-bench-"))
+    base.chmod(0o755)
+    chroma = None
+    try:
+        pg_port = _start_postgres(base)
+        chroma_port, chroma = _start_chroma(base)
+        os.environ["NO_PROXY"] = "127.0.0.1,localhost"
+
+        def url() -> str:
+            return f"postgresql://postgres@127.0.0.1:{pg_port}/postgres?memory=b{uuid.uuid4().hex[:8]}"
+
+        rows = [
+            (
+                "folder (embedded Chroma), 1 process",
+                _run(str(base / "folder"), 0, 1, args.observes, args.remembers),
+            ),
+            (
+                "folder + Chroma server, 1 process",
+                _run(str(base / "folder2"), chroma_port, 1, args.observes, args.remembers),
+            ),
+            (
+                "PostgreSQL + Chroma server, 1 worker",
+                _run(url(), chroma_port, 1, args.observes, args.remembers),
+            ),
+            (
+                "PostgreSQL + Chroma server, 4 workers",
+                _run(url(), chroma_port, 4, args.observes, args.remembers),
+            ),
+        ]
+        print(f"\n{args.observes} observes then {args.remembers} remembers per worker, hashing embedder\n")
+        print("| setup | observe p50 ms | p95 ms | observe/s (all) | remember p50 ms | p95 ms |")
+        print("|---|---:|---:|---:|---:|---:|")
+        for name, r in rows:
+            print(
+                f"| {name} | {r['observe_p50']:.1f} | {r['observe_p95']:.1f} | {r['observe_per_s']:.0f} | "
+                f"{r['remember_p50']:.1f} | {r['remember_p95']:.1f} |"
+            )
+    finally:
+        if chroma is not None:
+            chroma.terminate()
+            chroma.wait(timeout=30)
+        subprocess.run(
+            _as_postgres([str(PG_BIN / "pg_ctl"), "-D", str(base / "data"), "-m", "immediate", "stop"]),
+            capture_output=True,
+        )
+        shutil.rmtree(base, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,84 @@
+"""Connecting to PostgreSQL (psycopg 3, imported lazily) and creating a memory's tables.
+
+The core imports without psycopg: only opening a ``postgresql://`` memory needs it,
+and without it :class:`~ucma_core.errors.DependencyMissingError` names the extra to
+install. Each memory is one schema (``ucma_<memory>``) with these tables:
+
+``meta``
+    key/value: the manifest (embedder, Chroma collection, key secret) and the sequence
+    number the graph snapshot was taken at.
+``journal``
+    the graph journal (:mod:`~ucma_core.storage.journal`'s lines, one row each, by
+    sequence number): write intents, graph changes and commit marks of every worker.
+``snapshot``
+    the graph folded at ``meta.snapshot_seq`` (one row per node or edge).
+``records``
+    every memory's text, scope, type and time, a copy of its stored fields, and a
+    ``tsvector`` for keyword search (the folder's ``keywords.sqlite3``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ucma_core.errors import DependencyMissingError, StorageError
+from ucma_core.storage.postgres.url import PostgresTarget
+
+__all__ = ["connect", "create_schema", "lock_key"]
+
+_TABLES = [
+    "CREATE TABLE IF NOT EXISTS meta (key text PRIMARY KEY, value text NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS journal (seq bigint PRIMARY KEY, line text NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS snapshot (n bigint PRIMARY KEY, entry text NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS records (id text PRIMARY KEY, content text NOT NULL, user_id text NOT NULL, "
+    "agent_id text NOT NULL, session_id text NOT NULL, memory_type text NOT NULL, ts double precision "
+    "NOT NULL, stored text, tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', content)) STORED)",
+    "CREATE INDEX IF NOT EXISTS records_tsv ON records USING gin (tsv)",
+    "CREATE INDEX IF NOT EXISTS records_scope ON records (user_id, agent_id, session_id)",
+]
+
+
+def _psycopg() -> Any:
+    try:
+        import psycopg
+    except ImportError as e:
+        raise DependencyMissingError(
+            "a postgresql:// memory needs psycopg 3; install the extra: pip install 'ucma[postgres]'"
+        ) from e
+    return psycopg
+
+
+def connect(target: PostgresTarget, *, timeout: float = 10.0) -> Any:
+    """An autocommit connection to ``target``'s database (a :class:`StorageError` saying
+    what failed when it cannot be reached)."""
+    psycopg = _psycopg()
+    try:
+        return psycopg.connect(
+            target.conninfo,
+            autocommit=True,
+            connect_timeout=max(1, int(timeout)),
+            application_name="ucma",
+        )
+    except psycopg.Error as e:
+        raise StorageError(
+            f"cannot connect to {target.display}: {str(e).strip()}; check that PostgreSQL runs there "
+            "and the user may log in"
+        ) from e
+
+
+def lock_key(target: PostgresTarget, what: str = "write") -> str:
+    """The text whose ``hashtext`` is the advisory-lock key for ``what`` in ``target``'s memory."""
+    return f"ucma:{target.schema}:{what}"
+
+
+def create_schema(conn: Any, target: PostgresTarget) -> None:
+    """Create the memory's schema and tables if missing and put them first on the
+    search path (call with the memory's write lock held: DDL races otherwise)."""
+    from psycopg import sql
+
+    schema = sql.Identifier(target.schema)
+    with conn.transaction():
+        conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(schema))
+        conn.execute(sql.SQL("SET search_path TO {}").format(schema))
+        for statement in _TABLES:
+            conn.execute(statement)

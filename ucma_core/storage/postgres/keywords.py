@@ -1,0 +1,188 @@
+"""Keyword search and record copies on PostgreSQL full-text search.
+
+:class:`PgKeywordIndex` has the interface of the folder's
+:class:`~ucma_core.storage.keywords.KeywordIndex`: the ``records`` table keeps each
+memory's text, scope, type, time and a copy of its stored fields (``rows`` serves
+``remember`` without a Chroma read), and a generated ``tsvector`` (English stemming)
+with a GIN index answers keyword queries: any of the query's keywords
+(:func:`~ucma_core.storage.keywords.keywords`, stop words dropped), ranked by
+``ts_rank_cd``. Rows of a write that is not committed yet are invisible to readers
+because every caller keeps only ids that are nodes of its graph.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from ucma_core.storage.keywords import KeywordHit, KeywordRow, keywords
+from ucma_core.storage.postgres.journal import db_errors
+
+__all__ = ["PgKeywordIndex", "ts_query"]
+
+_CHUNK = 500
+
+
+def ts_query(text: str) -> str | None:
+    """A ``to_tsquery`` expression matching any keyword of ``text``, or ``None``.
+
+    >>> ts_query("What did Alice say about the Paris trip?")
+    'alice | paris | trip'
+    """
+    terms = keywords(text)
+    return " | ".join(terms[:64]) if terms else None
+
+
+class PgKeywordIndex:
+    """The ``records`` table of one shared memory (see the module)."""
+
+    created = False
+
+    def __init__(self, conn: Any) -> None:
+        self._conn = conn
+
+    def get_meta(self, key: str) -> str | None:
+        with db_errors("reading meta"):
+            row = self._conn.execute("SELECT value FROM meta WHERE key = %s", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        with db_errors("writing meta"):
+            self._conn.execute(
+                "INSERT INTO meta (key, value) VALUES (%s, %s) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )
+
+    def count(self) -> int:
+        with db_errors("counting records"):
+            return int(self._conn.execute("SELECT count(*) FROM records").fetchone()[0])
+
+    def add(self, rows: Iterable[KeywordRow]) -> None:
+        data = [
+            (
+                r.id,
+                r.content,
+                r.user_id or "",
+                r.agent_id or "",
+                r.session_id or "",
+                r.memory_type,
+                r.timestamp,
+                None if r.stored is None else json.dumps(r.stored, ensure_ascii=False, allow_nan=False),
+            )
+            for r in rows
+        ]
+        if not data:
+            return
+        with db_errors("writing records"), self._conn.transaction(), self._conn.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO records (id, content, user_id, agent_id, session_id, memory_type, ts, stored) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (id) DO UPDATE SET "
+                "content = excluded.content, user_id = excluded.user_id, agent_id = excluded.agent_id, "
+                "session_id = excluded.session_id, memory_type = excluded.memory_type, ts = excluded.ts, "
+                "stored = excluded.stored",
+                data,
+            )
+
+    def delete(self, ids: Sequence[str]) -> None:
+        if not ids:
+            return
+        with db_errors("deleting records"), self._conn.transaction():
+            for start in range(0, len(ids), _CHUNK):
+                self._conn.execute(
+                    "DELETE FROM records WHERE id = ANY(%s)", (list(ids[start : start + _CHUNK]),)
+                )
+
+    def scrub(self) -> None:
+        """Reclaim deleted rows (``VACUUM``), so their text leaves the table's live pages."""
+        with db_errors("vacuuming records"):
+            self._conn.execute("VACUUM records")
+            self._conn.execute("VACUUM journal")
+            self._conn.execute("VACUUM snapshot")
+
+    def ids(self) -> set[str]:
+        with db_errors("reading record ids"):
+            return {r[0] for r in self._conn.execute("SELECT id FROM records")}
+
+    def rows(self, ids: Sequence[str]) -> dict[str, tuple[str, dict[str, str | int | float | bool]]]:
+        """``{id: (text, stored fields)}`` for those of ``ids`` whose row keeps its fields."""
+        out: dict[str, tuple[str, dict[str, str | int | float | bool]]] = {}
+        with db_errors("reading records"):
+            for start in range(0, len(ids), _CHUNK):
+                chunk = list(ids[start : start + _CHUNK])
+                for memory_id, content, stored in self._conn.execute(
+                    "SELECT id, content, stored FROM records WHERE id = ANY(%s) AND stored IS NOT NULL",
+                    (chunk,),
+                ):
+                    out[memory_id] = (content, json.loads(stored))
+        return out
+
+    def search(
+        self,
+        query: str,
+        n: int,
+        *,
+        user_id: str | bool | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        memory_types: Sequence[str] = (),
+        time_range: tuple[float, float] | None = None,
+        ids: Sequence[str] | None = None,
+    ) -> list[KeywordHit]:
+        """Best ``n`` matches of any of ``query``'s keywords. ``user_id=False`` searches every user."""
+        expr = ts_query(query)
+        if expr is None or n <= 0:
+            return []
+        sql = ["SELECT id, ts_rank_cd(tsv, q, 1) FROM records, to_tsquery('english', %s) q WHERE tsv @@ q"]
+        args: list[object] = [expr]
+        if user_id is not False:
+            sql.append("AND user_id = %s")
+            args.append(user_id or "")
+        if agent_id is not None:
+            sql.append("AND agent_id = %s")
+            args.append(agent_id)
+        if session_id is not None:
+            sql.append("AND session_id = %s")
+            args.append(session_id)
+        if memory_types:
+            sql.append("AND memory_type = ANY(%s)")
+            args.append(list(memory_types))
+        if time_range is not None:
+            sql.append("AND ts >= %s AND ts <= %s")
+            args.extend(time_range)
+        if ids is not None:
+            if not ids:
+                return []
+            sql.append("AND id = ANY(%s)")
+            args.append(list(ids))
+        sql.append("ORDER BY 2 DESC, id LIMIT %s")
+        args.append(n)
+        with db_errors("searching keywords"):
+            rows = self._conn.execute(" ".join(sql), args).fetchall()
+        return [KeywordHit(memory_id, float(score)) for memory_id, score in rows]
+
+    def rewrite_stored(
+        self,
+        rewrite: Callable[[str, str, dict[str, Any]], dict[str, str | int | float | bool]],
+        meta: dict[str, str],
+    ) -> int:
+        """Replace every row's stored fields with ``rewrite(id, text, fields)`` and set the
+        ``meta`` values, in one transaction; returns how many rows were rewritten."""
+        with db_errors("rewriting records"), self._conn.transaction():
+            found = self._conn.execute("SELECT id, content, stored FROM records WHERE stored IS NOT NULL")
+            changed = [
+                (json.dumps(rewrite(i, content, json.loads(stored)), ensure_ascii=False), i)
+                for i, content, stored in found.fetchall()
+            ]
+            with self._conn.cursor() as cur:
+                cur.executemany("UPDATE records SET stored = %s WHERE id = %s", changed)
+                cur.executemany(
+                    "INSERT INTO meta (key, value) VALUES (%s, %s) "
+                    "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    list(meta.items()),
+                )
+        return len(changed)
+
+    def close(self) -> None:
+        """Nothing to close (the backend owns the connection)."""

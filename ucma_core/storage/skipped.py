@@ -160,9 +160,8 @@ class SkippedLog:
         """Remove the records of ``scope``; returns how many (the file is rewritten atomically)."""
         kept = [e for e in self._entries if not scope.admits(asdict(e))]
         removed = len(self._entries) - len(kept)
-        if removed and self.path is None:
-            self._entries = kept
-        elif removed:
+        if removed and self.path is not None:
             write_lines_atomic(self.path, (json.dumps(e.to_dict(), ensure_ascii=False) for e in kept))
-            self._entries, self._torn = kept, False
+            self._torn = False
+        self._entries = kept
         return removed

@@ -29,8 +29,8 @@ from ucma_core.records import Episode, MemoryRecord, MemoryType
 from ucma_core.scope import Scope
 from ucma_core.storage.backend import Backend
 from ucma_core.storage.graph import EdgeType
-from ucma_core.storage.skipped import SkippedLog
 from ucma_core.storage.postgres.url import PostgresTarget
+from ucma_core.storage.skipped import SkippedLog
 from ucma_core.stores.context import StoreContext
 from ucma_core.stores.episodic import EpisodeDraft, EpisodicStore
 from ucma_core.stores.learning import LearningStore

@@ -96,7 +96,7 @@ class Header:
             return "header.bin holds impossible link counts"
         if data_at != 4 + 4 * max_m0 or label_at + 8 != size or not data_at < label_at:
             return "header.bin holds an impossible element layout"
-        if count > capacity or not 0 <= level < 64 or (count and not 0 <= entry < count):
+        if count > capacity or not -1 <= level < 64 or (count and not (0 <= level and 0 <= entry < count)):
             return f"header.bin holds an impossible element count ({count} of {capacity})"
         return cls(capacity, count, size, label_at, data_at, level, entry, max_m, max_m0)
 
@@ -191,13 +191,16 @@ def check_segment(segment: Path, *, dimension: int | None, max_elements: int) ->
     present = {name: (segment / name).exists() for name in INDEX_FILES}
     if not any(present.values()):
         return None
-    missing = [name for name, there in present.items() if not there]
+    missing = [name for name, there in present.items() if not there and name != "index_metadata.pickle"]
     if missing:
         return f"{', '.join(missing)} missing"
     try:
         header = Header.parse(_read_at_most(segment / "header.bin", HEADER.size + 1))
         if isinstance(header, str):
             return header
+        if not present["index_metadata.pickle"]:
+            # an index Chroma created but never filled has no id map yet
+            return None if header.count == 0 else "index_metadata.pickle missing"
         if header.capacity > max_elements:
             return f"header.bin claims room for {header.capacity:,} elements (at most {max_elements:,} expected)"
         if dimension is not None and header.label_at - header.data_at != 4 * dimension:

@@ -33,6 +33,7 @@ from ucma_core.stores.learning import LearningStore
 from ucma_core.stores.procedural import ProceduralStore
 from ucma_core.stores.prospective import ProspectiveStore
 from ucma_core.stores.semantic import SemanticStore
+from ucma_core.progress import ProgressCallback
 
 __all__ = ["FolderStores", "KeyRef"]
 
@@ -45,7 +46,14 @@ class FolderStores:
     """The backend, the store context and the five stores of one open folder."""
 
     def __init__(
-        self, folder: Path, config: MemoryConfig, embedder: Embedder, clock: Clock, *, repair: bool = False
+        self,
+        folder: Path,
+        config: MemoryConfig,
+        embedder: Embedder,
+        clock: Clock,
+        *,
+        repair: bool = False,
+        progress: ProgressCallback | None = None,
     ) -> None:
         self.config = config
         self.backend = Backend(
@@ -56,6 +64,7 @@ class FolderStores:
             now=float(clock()),
             embed=embedder.embed,
             repair=repair,
+            progress=progress,
         )
         self.ctx = StoreContext(self.backend, embedder, config, clock)
         self._new_stores()

@@ -70,7 +70,7 @@ class Outcome:
         )
 
 
-COLUMNS = ("trials", "acked", "lost", "partial", "clear errors", "other errors", "hangs", "wipes", "residue")
+COLUMNS = ("trials", "acked writes", "records at risk", "lost", "partial", "clear errors", "other errors", "hangs", "wipes", "residue")
 
 
 def table(outcomes: list[Outcome]) -> str:
@@ -78,9 +78,11 @@ def table(outcomes: list[Outcome]) -> str:
     rows: dict[tuple[str, str], list[int]] = {}
     for o in outcomes:
         row = rows.setdefault((o.operation, o.fault), [0] * len(COLUMNS))
+        damaged_file = o.operation == "open"  # a damaged-file row counts the records it puts at risk
         values = (
             1,
-            o.acked,
+            0 if damaged_file else o.acked,
+            o.acked if damaged_file else 0,
             o.lost,
             o.partial,
             o.clear_errors,
@@ -975,6 +977,16 @@ def _segments(folder: Path) -> list[Path]:
     return [folder / "chroma" / i for i in ids]
 
 
+def _cut(path: Path, keep: float) -> None:
+    """Truncate ``path`` to a ``keep`` fraction of its size, as a kill during its write can."""
+    os.truncate(path, int(path.stat().st_size * keep))
+
+
+def _garble(path: Path) -> None:
+    """Replace ``path`` with random bytes of the same size."""
+    path.write_bytes(random.Random(7).randbytes(path.stat().st_size))
+
+
 def _drop_journal_middle(folder: Path) -> None:
     path = folder / "graph.journal.jsonl"
     lines = path.read_bytes().splitlines(keepends=True)
@@ -1002,7 +1014,26 @@ DAMAGE: dict[str, Callable[[Path], None]] = {
     "keywords.sqlite3 missing": lambda f: (f / "keywords.sqlite3").unlink(),
     "keywords.sqlite3 garbage": lambda f: (f / "keywords.sqlite3").write_bytes(os.urandom(32 * 1024)),
     "HNSW index deleted": lambda f: [shutil.rmtree(p, ignore_errors=True) for p in _segments(f)] and None,
+    "HNSW data_level0.bin cut short": lambda f: _cut(_segments(f)[0] / "data_level0.bin", 0.4),
+    "HNSW link_lists.bin garbage": lambda f: _garble(_segments(f)[0] / "link_lists.bin"),
+    "HNSW header.bin garbage": lambda f: _garble(_segments(f)[0] / "header.bin"),
+    "HNSW index_metadata.pickle cut short": lambda f: _cut(_segments(f)[0] / "index_metadata.pickle", 0.5),
+    "HNSW index_metadata.pickle of another shape": lambda f: (
+        _segments(f)[0] / "index_metadata.pickle"
+    ).write_bytes(b"\x80\x04N."),  # a whole pickle (of None) that Chroma cannot use: found by Chroma
 }
+
+#: Damage a folder opens from without a repair: derived data rebuilt, a snapshot replaced.
+RECOVERABLE = frozenset(
+    {
+        "graph.snapshot.json missing",
+        "graph.snapshot.json cut in half",
+        "keywords.sqlite3 missing",
+        "keywords.sqlite3 garbage",
+        "HNSW index deleted",
+        *(case for case in DAMAGE if case.startswith("HNSW ")),
+    }
+)
 
 
 def _damaged_folder(folder: Path) -> dict[str, Any]:

@@ -186,6 +186,10 @@ class VectorStore:
             self._connect()
         except BaseException:
             self._worker.stop()
+            if self.embedded_path is not None:  # Chroma caches a system whose start failed
+                from ucma_core.storage.opening import forget_client
+
+                forget_client(self.embedded_path)
             raise
 
     # ------------------------------------------------------------------ plumbing

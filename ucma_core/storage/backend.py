@@ -265,11 +265,21 @@ class Backend:
                 )
         self.manifest = manifest
         self._journal.header = {"manifest": manifest.to_dict()}
-        loaded = self._journal.load(
-            lambda entries, ops: self.graph.load(entries, ops, tolerant=self._repairing),
-            self.graph.clear,
-            tolerate_damage=self._repairing,
-        )
+        try:
+            loaded = self._journal.load(
+                lambda entries, ops: self.graph.load(entries, ops, tolerant=self._repairing),
+                self.graph.clear,
+                tolerate_damage=self._repairing,
+            )
+        except CorruptStoreError as e:  # e.g. a snapshot cut short with no previous one to fall back on
+            self._refuse(
+                [f"the memory graph cannot be read ({e})"],
+                [
+                    "keep the graph as far as it can be read, and rebuild the graph nodes of every other "
+                    "record from Chroma with their first values (their links, entities and retention state "
+                    "that were only in the unreadable part are not recovered)"
+                ],
+            )
         self.notes.extend(loaded.notes)
         if loaded.problems:
             problems.extend(loaded.problems)

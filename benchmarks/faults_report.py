@@ -1,6 +1,7 @@
 """The fault table: crash, disk-full, damaged-file and hostile-input trials against UCMA.
 
     python -m benchmarks.faults_report [--kills 10] [--crash-repeats 2] [--seed N] [--no-tmpfs]
+                                       [--large-kills 20] [--large-records 15000] [--only-large]
 
 Every multi-record operation (``observe_many``, exclusive ``assert_fact``, ``upsert``,
 ``forget``, ``forget_user``, the ``group`` / ``extract`` / ``patterns`` consolidation
@@ -8,10 +9,16 @@ phases) is run in a writer process that is killed with SIGKILL at a random momen
 (``--kills`` times each) and crashed at every point between the stores
 (``--crash-repeats`` times each, at the first and later matching calls). Then one store
 at a time runs out of space, Chroma stops answering, a real tmpfs fills up (root only),
-each file of a folder is damaged or deleted, and hostile arguments are thrown at the API.
+each file of a folder is damaged or deleted (Chroma's HNSW index files included), and
+hostile arguments are thrown at the API. Last, ``observe_many`` into copies of a folder
+of ``--large-records`` memories (past the size at which Chroma persists its vector
+index) is killed ``--large-kills`` times; each folder must reopen, directly or after
+rebuilding its vector index, with every acknowledged record, while no index file grows
+past the bound the folder's size allows.
 
 Prints one row per operation and fault: trials, acknowledged writes, acknowledged writes
-lost, partial states seen after reopening, clear errors (a UCMA error that says what is
+(kill and crash trials) apart from the records a damaged-file trial puts at risk,
+acknowledged writes lost, partial states seen after reopening, clear errors (a UCMA error that says what is
 wrong), other errors (anything else), hangs, silent wipes and bytes of a forgotten user's
 text left in the folder (``residue``); then the details of any trial that was not clean.
 The scenarios live in ``tests/faults/scenarios.py`` and are the ones the tests run.
@@ -21,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import shutil
 import sys
 import tempfile
 import time
@@ -35,6 +43,9 @@ def main() -> None:
     parser.add_argument("--crash-repeats", type=int, default=2, help="trials per crash point")
     parser.add_argument("--seed", type=int, default=20250611)
     parser.add_argument("--no-tmpfs", action="store_true", help="skip the real full-disk trial")
+    parser.add_argument("--large-kills", type=int, default=20, help="kills of observe_many in a large folder")
+    parser.add_argument("--large-records", type=int, default=15_000, help="records in the large folder")
+    parser.add_argument("--only-large", action="store_true", help="run only the large-folder kills")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     outcomes: list[sc.Outcome] = []
@@ -48,27 +59,36 @@ def main() -> None:
             n += 1
             return work / f"t{n}"
 
-        for name in sc.SCENARIOS:
+        for name in () if args.only_large else sc.SCENARIOS:
             for _ in range(args.kills):
                 outcomes.append(sc.kill_trial(name, next_dir(), rng))
             for point in sc.POINTS_FOR[name]:
                 for skip in range(args.crash_repeats):
                     outcomes.append(sc.crash_trial(name, point, next_dir(), skip=skip))
             print(f"{name}: done ({time.monotonic() - started:.0f} s)", file=sys.stderr, flush=True)
-        for where in ("journal", "keyword index", "Chroma", "Chroma replace"):
-            outcomes.append(sc.disk_full_trial(where, next_dir()))
-        outcomes.append(sc.hang_trial(next_dir()))
-        if not args.no_tmpfs and sc.tmpfs_available():
-            outcomes.append(sc.tmpfs_trial(next_dir(), guard=0))
-            outcomes.append(sc.tmpfs_trial(next_dir(), guard=512 * 1024))
-        template = sc.damage_template(next_dir())
-        for case in sc.DAMAGE:
-            outcomes.append(sc.damage_trial(case, next_dir(), template))
-        hostile = sc.hostile_trial(next_dir())
-        for o in hostile:  # one row for all hostile calls, one for the close() race
-            if o.operation == "hostile input":
-                o.fault = f"{len(sc.HOSTILE)} kinds of bad argument"
-        outcomes += hostile
+        if not args.only_large:
+            for where in ("journal", "keyword index", "Chroma", "Chroma replace"):
+                outcomes.append(sc.disk_full_trial(where, next_dir()))
+            outcomes.append(sc.hang_trial(next_dir()))
+            if not args.no_tmpfs and sc.tmpfs_available():
+                outcomes.append(sc.tmpfs_trial(next_dir(), guard=0))
+                outcomes.append(sc.tmpfs_trial(next_dir(), guard=512 * 1024))
+            template = sc.damage_template(next_dir())
+            for case in sc.DAMAGE:
+                outcomes.append(sc.damage_trial(case, next_dir(), template))
+            hostile = sc.hostile_trial(next_dir())
+            for o in hostile:  # one row for all hostile calls, one for the close() race
+                if o.operation == "hostile input":
+                    o.fault = f"{len(sc.HOSTILE)} kinds of bad argument"
+            outcomes += hostile
+        if args.large_kills:
+            large = sc.large_template(next_dir(), args.large_records)
+            for _ in range(args.large_kills):
+                trial_dir = next_dir()
+                outcomes.append(sc.large_kill_trial(large, trial_dir, rng))
+                shutil.rmtree(trial_dir, ignore_errors=True)
+            healed = sum(any("vector index rebuilt" in d for d in o.detail) for o in outcomes)
+            print(f"large-folder kills: {args.large_kills}, vector index rebuilt on reopen: {healed}", file=sys.stderr)
     print(sc.table(outcomes))
     print(f"\n{len(outcomes)} trials in {time.monotonic() - started:.0f} s")
     bad = [o for o in outcomes if not o.clean]

@@ -446,6 +446,37 @@ class Consolidate(Scenario):
                     break
 
 
+class ObserveManyLarge(ObserveMany):
+    """``observe_many`` of 250 items a call into a folder past the size at which Chroma
+    persists its HNSW index (every 1,000 records), so kills land during index writes."""
+
+    name = "observe_many(15k folder)"
+    size = 250
+
+    def act(self, mem: Memory, state: dict[str, Any], step: int) -> dict[str, Any]:
+        items = [{"content": f"large batch {step} item {i}: topic {i % 17}"} for i in range(self.size)]
+        return {"batch": step, "ids": mem.observe_many(items, user_id="u")}
+
+    def check(
+        self,
+        mem: Memory,
+        state: dict[str, Any],
+        acks: list[dict[str, Any]],
+        inflight: int | None,
+        out: Outcome,
+    ) -> None:
+        for ack in acks:
+            out.lost += sum(mem.get(i) is None for i in ack["ids"])
+        for ack in acks[-3:]:  # the vector index finds the newest acknowledged records
+            memory_id = ack["ids"][7]
+            text = f"large batch {ack['batch']} item 7: topic 7"
+            if memory_id not in [h.id for h in mem.remember(text, user_id="u", k=3)]:
+                out.partial += 1
+                out.detail.append(f"{text!r} not found by remember")
+
+
+LARGE = ObserveManyLarge()
+
 SCENARIOS: dict[str, Scenario] = {
     s.name: s
     for s in (
@@ -553,7 +584,7 @@ def install_crash(point: str, skip: int = 0) -> None:
 def child_main(argv: list[str]) -> None:
     """The writer: open the folder, arm the crash point, run the scenario and acknowledge each step."""
     folder, name, point, skip = Path(argv[0]), argv[1], argv[2], int(argv[3])
-    scenario = SCENARIOS[name]
+    scenario = LARGE if name == LARGE.name else SCENARIOS[name]
     state = json.loads((folder.parent / "state.json").read_text())
     mem = open_memory(folder, scenario.config())
     if point != "none":
@@ -686,6 +717,47 @@ def _verify(
         found = folder_residue(folder, words)
         out.residue += len(found)
         out.detail += found[:5]
+
+
+def large_template(workdir: Path, records: int = 15_000) -> Path:
+    """A folder of ``records`` memories (built once; each large kill trial copies it)."""
+    folder = workdir / "large-template" / "memory"
+    mem = open_memory(folder)
+    try:
+        for start in range(0, records, 1000):
+            n = min(1000, records - start)
+            mem.observe_many([f"background note {start + i} on subject {i % 29}" for i in range(n)], user_id="u")
+    finally:
+        mem.close()
+    return folder
+
+
+def large_kill_trial(template: Path, workdir: Path, rng: random.Random) -> Outcome:
+    """Kill ``observe_many`` into a copy of the large folder at a random moment, then reopen it
+    while a :class:`~ucma_core.storage.heal.SizeGuard` watches Chroma's files: it must open
+    (directly or after rebuilding its vector index) with every acknowledged record, and no
+    index file may grow past the bound the folder's size allows."""
+    from ucma_core.storage.heal import SizeGuard, byte_bound, folder_records
+
+    out = Outcome(LARGE.name, "kill -9")
+    folder = workdir / "memory"
+    shutil.copytree(template, folder)
+    (workdir / "state.json").write_text("{}")
+    acks, inflight, rc, err = _run_writer(folder, LARGE.name, "none", 0, rng.uniform(0.3, 5.0), timeout=300)
+    if rc not in (-signal.SIGKILL, 0):
+        out.other_errors += 1
+        out.detail.append(f"writer exited {rc}: {err}")
+    limit = byte_bound(folder_records(folder), 256)
+    with SizeGuard(folder / "chroma", limit) as guard:
+        _verify(LARGE, folder, {}, acks, inflight, out)
+    out.acked = sum(len(a["ids"]) for a in acks)
+    if guard.tripped is not None:
+        out.partial += 1
+        out.detail.append(f"{guard.tripped[0].name} grew to {guard.tripped[1]:,} bytes (bound {limit:,})")
+    healed = list(folder.glob("chroma.damaged-index-*"))
+    if healed:
+        out.detail.append(f"vector index rebuilt ({len(healed)} set aside)")
+    return out
 
 
 def kill_trial(name: str, workdir: Path, rng: random.Random) -> Outcome:

@@ -20,7 +20,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.faults.scenarios import REPO, _env, base_config, damage_template, open_memory
+from tests.faults.scenarios import (
+    REPO,
+    _env,
+    base_config,
+    damage_template,
+    large_kill_trial,
+    large_template,
+    open_memory,
+)
 from ucma_core import Memory
 from ucma_core.embedders import HashingEmbedder
 from ucma_core.errors import MemoryLockedError, RepairNeededError
@@ -169,3 +177,17 @@ def test_a_truncated_snapshot_without_a_previous_one_is_repaired_from_chroma(tmp
     with open_memory(folder) as mem:
         assert all(mem.get(i) is not None for i in ids) and mem.verify().ok
         assert mem.remember("snapshot note 5 about gardens", user_id="u", k=1)[0].id == ids[5]
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(3600)
+def test_kills_during_observe_many_at_15k_records_leave_a_folder_that_opens_whole(tmp_path: Path) -> None:
+    """UCMA_HEAL_KILLS sets the number of kills (nightly: 20 or more; default 1 keeps CI cheap)."""
+    kills = int(os.environ.get("UCMA_HEAL_KILLS", "1"))
+    records = int(os.environ.get("UCMA_HEAL_RECORDS", "15000"))
+    template = large_template(tmp_path / "build", records)
+    rng = random.Random(int(os.environ.get("UCMA_FAULT_SEED", "20")))
+    for n in range(kills):
+        out = large_kill_trial(template, tmp_path / f"t{n}", rng)
+        assert out.clean, (out, out.detail)
+        shutil.rmtree(tmp_path / f"t{n}")

@@ -88,7 +88,10 @@ def main() -> None:
                 outcomes.append(sc.large_kill_trial(large, trial_dir, rng))
                 shutil.rmtree(trial_dir, ignore_errors=True)
             healed = sum(any("vector index rebuilt" in d for d in o.detail) for o in outcomes)
-            print(f"large-folder kills: {args.large_kills}, vector index rebuilt on reopen: {healed}", file=sys.stderr)
+            print(
+                f"large-folder kills: {args.large_kills}, vector index rebuilt on reopen: {healed}",
+                file=sys.stderr,
+            )
     print(sc.table(outcomes))
     print(f"\n{len(outcomes)} trials in {time.monotonic() - started:.0f} s")
     bad = [o for o in outcomes if not o.clean]

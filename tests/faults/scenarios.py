@@ -70,7 +70,18 @@ class Outcome:
         )
 
 
-COLUMNS = ("trials", "acked writes", "records at risk", "lost", "partial", "clear errors", "other errors", "hangs", "wipes", "residue")
+COLUMNS = (
+    "trials",
+    "acked writes",
+    "records at risk",
+    "lost",
+    "partial",
+    "clear errors",
+    "other errors",
+    "hangs",
+    "wipes",
+    "residue",
+)
 
 
 def table(outcomes: list[Outcome]) -> str:
@@ -726,7 +737,9 @@ def large_template(workdir: Path, records: int = 15_000) -> Path:
     try:
         for start in range(0, records, 1000):
             n = min(1000, records - start)
-            mem.observe_many([f"background note {start + i} on subject {i % 29}" for i in range(n)], user_id="u")
+            mem.observe_many(
+                [f"background note {start + i} on subject {i % 29}" for i in range(n)], user_id="u"
+            )
     finally:
         mem.close()
     return folder

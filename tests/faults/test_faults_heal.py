@@ -51,7 +51,9 @@ def _segment(folder: Path) -> Path:
     return segment
 
 
-def test_a_damaged_index_is_set_aside_rebuilt_and_every_record_is_found(template: Path, tmp_path: Path) -> None:
+def test_a_damaged_index_is_set_aside_rebuilt_and_every_record_is_found(
+    template: Path, tmp_path: Path
+) -> None:
     folder, contents = _copy(template, tmp_path)
     pickle = _segment(folder) / "index_metadata.pickle"
     os.truncate(pickle, pickle.stat().st_size // 3)  # what a kill during Chroma's persist leaves
@@ -73,7 +75,10 @@ def test_repair_reports_progress_while_it_re_embeds(template: Path, tmp_path: Pa
     header.write_bytes(random.Random(1).randbytes(100))
     seen: list[tuple[int, int, str]] = []
     report = Memory.repair(
-        folder, embedder=HashingEmbedder(), config=base_config(), progress=lambda d, t, lbl: seen.append((d, t, lbl))
+        folder,
+        embedder=HashingEmbedder(),
+        config=base_config(),
+        progress=lambda d, t, lbl: seen.append((d, t, lbl)),
     )
     assert report.rebuilt_index and "header.bin" in report.rebuilt_index[0]
     assert seen and seen[-1][0] == seen[-1][1] >= len(contents)

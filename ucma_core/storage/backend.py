@@ -51,12 +51,12 @@ from ucma_core.records import MemoryRecord
 from ucma_core.storage import codec, markers
 from ucma_core.storage.diskspace import check_free_space, storage_error
 from ucma_core.storage.graph import MemoryGraph
+from ucma_core.storage.heal import SizeGuard, byte_bound, folder_records, is_index_failure
 from ucma_core.storage.journal import JOURNAL, PREV_JOURNAL, PREV_SNAPSHOT, SNAPSHOT, Entry, Intent, Journal
 from ucma_core.storage.keywords import KeywordIndex, KeywordRow
-from ucma_core.storage.heal import SizeGuard, byte_bound, folder_records, is_index_failure
 from ucma_core.storage.lock import FolderLock
-from ucma_core.storage.opening import forget_client, heal_segments, set_aside_all
 from ucma_core.storage.manifest import FEATURES, Manifest, new_key_secret
+from ucma_core.storage.opening import forget_client, heal_segments, set_aside_all
 from ucma_core.storage.vectors import FOLDER_KEY, CollectionProblem, VectorStore
 from ucma_core.storage.verify import VerifyReport
 
@@ -183,11 +183,15 @@ class Backend:
             except StorageError as e:
                 if attempt == 2 or not (guard.tripped or is_index_failure(e)):
                     raise
-                why = str(e) if guard.tripped is None else f"{guard.tripped[0].name} grew past {limit:,} bytes"
+                why = (
+                    str(e) if guard.tripped is None else f"{guard.tripped[0].name} grew past {limit:,} bytes"
+                )
             self._close_parts()
             moved = set_aside_all(self.folder, why)
             if not moved:
-                raise StorageError(f"Chroma failed on its vector index in {chroma_dir} and none could be set aside: {why}")
+                raise StorageError(
+                    f"Chroma failed on its vector index in {chroma_dir} and none could be set aside: {why}"
+                )
             self._reset_open_state()
             self.notes.extend(moved)
             self.rebuilt_index.extend(moved)

@@ -27,7 +27,8 @@ Examples:
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     segment = Path(tmp) / "3c5f6c36-0d8e-4f47-9e7c-0d4b1c2e9a10"
     ...     segment.mkdir()
-    ...     _ = (segment / "header.bin").write_bytes(b"torn")
+    ...     for name in ("header.bin", "data_level0.bin", "length.bin", "link_lists.bin"):
+    ...         _ = (segment / name).write_bytes(b"torn")
     ...     check_segment(segment, dimension=8, max_elements=100)
     'header.bin has 4 bytes, not 100'
 """
@@ -96,7 +97,7 @@ class Header:
             return "header.bin holds impossible link counts"
         if data_at != 4 + 4 * max_m0 or label_at + 8 != size or not data_at < label_at:
             return "header.bin holds an impossible element layout"
-        if count > capacity or not -1 <= level < 64 or (count and not (0 <= level and 0 <= entry < count)):
+        if count > capacity or not -1 <= level < 64 or (count and not (level >= 0 and 0 <= entry < count)):
             return f"header.bin holds an impossible element count ({count} of {capacity})"
         return cls(capacity, count, size, label_at, data_at, level, entry, max_m, max_m0)
 
@@ -202,9 +203,12 @@ def check_segment(segment: Path, *, dimension: int | None, max_elements: int) ->
             # an index Chroma created but never filled has no id map yet
             return None if header.count == 0 else "index_metadata.pickle missing"
         if header.capacity > max_elements:
-            return f"header.bin claims room for {header.capacity:,} elements (at most {max_elements:,} expected)"
+            return (
+                f"header.bin claims room for {header.capacity:,} elements (at most {max_elements:,} expected)"
+            )
         if dimension is not None and header.label_at - header.data_at != 4 * dimension:
-            return f"header.bin describes vectors of {(header.label_at - header.data_at) // 4} floats, not {dimension}"
+            floats = (header.label_at - header.data_at) // 4
+            return f"header.bin describes vectors of {floats} floats, not {dimension}"
         data = (segment / "data_level0.bin").stat().st_size
         if data < header.count * header.size or data % header.size or data > header.capacity * header.size:
             return f"data_level0.bin has {data:,} bytes for {header.count:,} elements of {header.size} bytes"

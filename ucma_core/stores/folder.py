@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 from ucma_core.config import MemoryConfig
 from ucma_core.dynamics.forgetting import ForgettingReport, plan
 from ucma_core.errors import MemoryNotFoundError
+from ucma_core.progress import ProgressCallback
 from ucma_core.protocols import Clock, Embedder
 from ucma_core.records import Episode, MemoryRecord, MemoryType
 from ucma_core.scope import Scope
@@ -33,7 +34,6 @@ from ucma_core.stores.learning import LearningStore
 from ucma_core.stores.procedural import ProceduralStore
 from ucma_core.stores.prospective import ProspectiveStore
 from ucma_core.stores.semantic import SemanticStore
-from ucma_core.progress import ProgressCallback
 
 __all__ = ["FolderStores", "KeyRef"]
 

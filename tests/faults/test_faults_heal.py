@@ -31,7 +31,7 @@ from tests.faults.scenarios import (
 )
 from ucma_core import Memory
 from ucma_core.embedders import HashingEmbedder
-from ucma_core.errors import MemoryLockedError, RepairNeededError
+from ucma_core.errors import CorruptStoreError, MemoryLockedError, RepairNeededError
 from ucma_core.storage.heal import SizeGuard
 
 
@@ -174,11 +174,12 @@ def test_a_truncated_snapshot_without_a_previous_one_is_repaired_from_chroma(tmp
         (folder / name).unlink(missing_ok=True)
     snapshot = folder / "graph.snapshot.json"
     os.truncate(snapshot, snapshot.stat().st_size // 2)
-    with pytest.raises(RepairNeededError):
+    with pytest.raises(CorruptStoreError, match="Memory.repair"):
         open_memory(folder)
     report = Memory.repair(folder, embedder=HashingEmbedder(), config=base_config())
     assert report.problems and any("snapshot" in p for p in report.problems)
-    assert report.dropped == ()
+    assert report.dropped == () and len(report.restored_from_chroma) >= 20
+    assert any("could not recover" in a for a in report.actions), "what was lost must be reported"
     with open_memory(folder) as mem:
         assert all(mem.get(i) is not None for i in ids) and mem.verify().ok
         assert mem.remember("snapshot note 5 about gardens", user_id="u", k=1)[0].id == ids[5]

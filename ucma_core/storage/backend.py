@@ -275,17 +275,22 @@ class Backend:
                 self.graph.clear,
                 tolerate_damage=self._repairing,
             )
-        except CorruptStoreError as e:  # e.g. a snapshot cut short with no previous one to fall back on
-            self._refuse(
-                [f"the memory graph cannot be read ({e})"],
-                [
-                    "keep the graph as far as it can be read, and rebuild the graph nodes of every other "
-                    "record from Chroma with their first values (their links, entities and retention state "
-                    "that were only in the unreadable part are not recovered)"
-                ],
-            )
+        except CorruptStoreError as e:
+            if SNAPSHOT not in str(e) or (self.folder / PREV_SNAPSHOT).exists():
+                raise
+            # a snapshot cut short with no previous one to fall back on
+            raise CorruptStoreError(
+                f"{e}; or run ucma_core.Memory.repair(path) (`ucma verify PATH --repair`), which keeps the "
+                "graph as far as it can be read and rebuilds the graph nodes of every other record from "
+                "Chroma (their links and retention state are not recovered)"
+            ) from e
         self.notes.extend(loaded.notes)
         if loaded.problems:
+            if self._repairing:
+                self.actions.append(
+                    "could not recover what was only in the unreadable part of the graph files: links between "
+                    "memories and entities, and the retention state of the records rebuilt from Chroma"
+                )
             problems.extend(loaded.problems)
             plan.append(
                 "keep the graph as far as it can be read and rebuild the graph nodes of records it lost "

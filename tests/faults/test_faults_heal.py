@@ -174,7 +174,7 @@ def test_a_truncated_snapshot_without_a_previous_one_is_repaired_from_chroma(tmp
         (folder / name).unlink(missing_ok=True)
     snapshot = folder / "graph.snapshot.json"
     os.truncate(snapshot, snapshot.stat().st_size // 2)
-    with pytest.raises(CorruptStoreError, match="Memory.repair"):
+    with pytest.raises(CorruptStoreError, match=r"Memory\.repair"):
         open_memory(folder)
     report = Memory.repair(folder, embedder=HashingEmbedder(), config=base_config())
     assert report.problems and any("snapshot" in p for p in report.problems)

@@ -288,8 +288,9 @@ class Backend:
         if loaded.problems:
             if self._repairing:
                 self.actions.append(
-                    "could not recover what was only in the unreadable part of the graph files: links between "
-                    "memories and entities, and the retention state of the records rebuilt from Chroma"
+                    "could not recover what was only in the unreadable part of the graph files: links "
+                    "between memories and entities, and the retention state of the records rebuilt from "
+                    "Chroma"
                 )
             problems.extend(loaded.problems)
             plan.append(

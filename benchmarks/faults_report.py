@@ -88,10 +88,12 @@ def main() -> None:
                 outcomes.append(sc.large_kill_trial(large, trial_dir, rng))
                 shutil.rmtree(trial_dir, ignore_errors=True)
             healed = sum(any("vector index rebuilt" in d for d in o.detail) for o in outcomes)
-            print(
-                f"large-folder kills: {args.large_kills}, vector index rebuilt on reopen: {healed}",
-                file=sys.stderr,
+            sizes = [d for o in outcomes for d in o.detail if d.startswith("largest index file")]
+            largest = max(
+                sizes, key=lambda d: int(d.split(": ")[1].split(" ")[0].replace(",", "")), default=""
             )
+            summary = f"large-folder kills: {args.large_kills}, vector index rebuilt on reopen: {healed}"
+            print(f"{summary}; {largest}", file=sys.stderr)
     print(sc.table(outcomes))
     print(f"\n{len(outcomes)} trials in {time.monotonic() - started:.0f} s")
     bad = [o for o in outcomes if not o.clean]

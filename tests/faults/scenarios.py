@@ -767,6 +767,7 @@ def large_kill_trial(template: Path, workdir: Path, rng: random.Random) -> Outco
     if guard.tripped is not None:
         out.partial += 1
         out.detail.append(f"{guard.tripped[0].name} grew to {guard.tripped[1]:,} bytes (bound {limit:,})")
+    out.detail.append(f"largest index file during the reopen: {guard.largest:,} bytes (bound {limit:,})")
     healed = list(folder.glob("chroma.damaged-index-*"))
     if healed:
         out.detail.append(f"vector index rebuilt ({len(healed)} set aside)")

@@ -243,10 +243,12 @@ def vector_segments(chroma_dir: Path) -> list[Path]:
 
 
 def _count(db: Path, tables: tuple[str, ...]) -> int:
+    """Rows in ``tables`` of ``db``, read without creating any file (a WAL database read
+    "immutable" skips its log: a count for a bound, not an exact one)."""
     if not db.exists():
         return 0
     try:
-        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
+        con = sqlite3.connect(f"file:{db}?mode=ro&immutable=1", uri=True, timeout=30)
         try:
             return sum(int(con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]) for table in tables)
         finally:

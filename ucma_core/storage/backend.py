@@ -193,8 +193,8 @@ class Backend:
                     f"Chroma failed on its vector index in {chroma_dir} and none could be set aside: {why}"
                 )
             self._reset_open_state()
-            self.notes.extend(moved)
             self.rebuilt_index.extend(moved)
+            self.notes = list(self.rebuilt_index)  # what the first try set aside, too
             self._rebuild_index = True
 
     def _close_parts(self) -> None:

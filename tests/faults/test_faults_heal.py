@@ -32,7 +32,7 @@ from tests.faults.scenarios import (
 from ucma_core import Memory
 from ucma_core.embedders import HashingEmbedder
 from ucma_core.errors import CorruptStoreError, MemoryLockedError, RepairNeededError
-from ucma_core.storage.heal import SizeGuard
+from ucma_core.storage.heal import HEADER, SizeGuard, byte_bound
 
 
 @pytest.fixture(scope="module")
@@ -197,3 +197,19 @@ def test_kills_during_observe_many_at_15k_records_leave_a_folder_that_opens_whol
         out = large_kill_trial(template, tmp_path / f"t{n}", rng)
         assert out.clean, (out, out.detail)
         shutil.rmtree(tmp_path / f"t{n}")
+
+
+def test_a_header_claiming_a_vast_capacity_is_set_aside_before_chroma_grows_a_file(
+    template: Path, tmp_path: Path
+) -> None:
+    folder, contents = _copy(template, tmp_path)
+    header = _segment(folder) / "header.bin"
+    fields = list(HEADER.unpack(header.read_bytes()))
+    fields[2] = 10**12  # the capacity a torn header can claim: Chroma would size its files for it
+    header.write_bytes(HEADER.pack(*fields))
+    limit = byte_bound(len(contents), 256)
+    with SizeGuard(folder / "chroma", limit) as guard, open_memory(folder) as mem:
+        assert any("claims room for" in note for note in mem.verify().notes)
+        some = sorted(contents)[0]
+        assert mem.remember(contents[some], user_id="u", k=1)[0].id == some
+    assert guard.tripped is None and guard.largest < limit

@@ -238,9 +238,9 @@ def test_failures_exit_1_with_one_line(folder: Path, tmp_path: Path) -> None:
     result = ucma("info", nowhere)
     assert result.code == 1 and result.err == f"ucma: error: no memory folder at {nowhere}\n"
     assert not nowhere.exists()  # a command never creates the folder it was asked to read
-    with Memory(folder):
+    with Memory(folder):  # ucma() runs the command in this process: the error says so
         locked = ucma("info", folder)
-    assert locked.code == 1 and "open in another process" in locked.err and locked.err.count("\n") == 1
+    assert locked.code == 1 and "already open in this process" in locked.err and locked.err.count("\n") == 1
     wrong = ucma("info", folder, "--embedder", "hashing:64")
     assert wrong.code == 1 and "--embedder" in wrong.err
 

@@ -11,7 +11,7 @@
     │   └── EmbedderMismatchError              folder created with another embedder
     ├── StorageError (OSError)                 the memory folder cannot be read or written
     │   ├── DiskFullError                      no space left: nothing was stored, retry once freed
-    │   ├── MemoryLockedError                  another process holds the folder's lock
+    │   ├── MemoryLockedError                  another open Memory holds the folder's lock
     │   ├── SchemaVersionError                 folder written by an incompatible version
     │   ├── CorruptStoreError                  a file in the folder cannot be parsed
     │   └── RepairNeededError                  opening as is would lose data: restore or repair
@@ -80,7 +80,8 @@ class StorageError(UCMAError, OSError):
 
 
 class MemoryLockedError(StorageError):
-    """Another process holds the write lock on this memory folder."""
+    """Another open :class:`~ucma_core.Memory` holds the write lock on this memory folder: one in
+    this same process (the message says to close it) or in another process (with its pid)."""
 
 
 class SchemaVersionError(StorageError):

@@ -140,6 +140,7 @@ class Maintenance(MemoryBase):
         embedder: Embedder | None = None,
         config: MemoryConfig | None = None,
         dry_run: bool = False,
+        progress: ProgressCallback | None = None,
     ) -> RepairReport:
         """Repair a memory folder that refuses to open with :class:`~ucma_core.errors.RepairNeededError`.
 
@@ -160,6 +161,11 @@ class Maintenance(MemoryBase):
 
         Pass the ``embedder`` the folder was created with when it is not a built-in one
         (records put back into Chroma are embedded again with it).
+
+        A damaged vector index (which a kill during a write can leave, and which Chroma
+        then refuses to use) is set aside and rebuilt by any open, a repair included;
+        ``rebuilt_index`` in the report names it, and ``progress`` (see
+        :mod:`ucma_core.progress`) hears how far re-embedding the records has come.
         """
         if not isinstance(dry_run, bool):
             raise InvalidInputError(f"dry_run must be a bool, not {type(dry_run).__name__}")
@@ -172,7 +178,7 @@ class Maintenance(MemoryBase):
             memory.close()
             return RepairReport(applied=False, notes=notes)
         memory = cls.__new__(cls)
-        memory._setup(path, config=config, embedder=embedder, repair=True)
+        memory._setup(path, config=config, embedder=embedder, repair=True, progress=progress)
         try:
             backend = memory._stores.backend
             report = RepairReport(
@@ -183,6 +189,7 @@ class Maintenance(MemoryBase):
                 restored_from_keywords=tuple(backend.reembedded),
                 dropped=tuple(backend.dropped),
                 notes=tuple(backend.notes),
+                rebuilt_index=tuple(backend.rebuilt_index),
             )
         finally:
             memory.close()

@@ -28,6 +28,7 @@ from ucma_core.errors import (
     EmbedderMismatchError,
     InvalidInputError,
 )
+from ucma_core.progress import ProgressCallback
 from ucma_core.protocols import Clock, Embedder, ImportanceScorer
 from ucma_core.providers.offline import OfflineProvider
 from ucma_core.providers.protocols import Provider
@@ -147,6 +148,7 @@ class MemoryBase:
         clock: Clock | None = None,
         token_counter: TokenCounter | None = None,
         repair: bool = False,
+        progress: ProgressCallback | None = None,
     ) -> None:
         if config is not None and not isinstance(config, MemoryConfig):
             raise InvalidInputError(f"config must be a MemoryConfig, not {type(config).__name__}")
@@ -169,7 +171,9 @@ class MemoryBase:
         self._scorer: ImportanceScorer = provider or offline
         self._provider: Provider = provider if isinstance(provider, Provider) else offline
         self._closed = False
-        self._stores = FolderStores(folder, self.config, self._embedder, self._clock, repair=repair)
+        self._stores = FolderStores(
+            folder, self.config, self._embedder, self._clock, repair=repair, progress=progress
+        )
         self._lock = self._stores.new_lock()
         self.sensory = SensoryBuffer(
             self.config.sensory_capacity, self.config.sensory_ttl_seconds, self._clock

@@ -70,7 +70,18 @@ class Outcome:
         )
 
 
-COLUMNS = ("trials", "acked", "lost", "partial", "clear errors", "other errors", "hangs", "wipes", "residue")
+COLUMNS = (
+    "trials",
+    "acked writes",
+    "records at risk",
+    "lost",
+    "partial",
+    "clear errors",
+    "other errors",
+    "hangs",
+    "wipes",
+    "residue",
+)
 
 
 def table(outcomes: list[Outcome]) -> str:
@@ -78,9 +89,11 @@ def table(outcomes: list[Outcome]) -> str:
     rows: dict[tuple[str, str], list[int]] = {}
     for o in outcomes:
         row = rows.setdefault((o.operation, o.fault), [0] * len(COLUMNS))
+        damaged_file = o.operation == "open"  # a damaged-file row counts the records it puts at risk
         values = (
             1,
-            o.acked,
+            0 if damaged_file else o.acked,
+            o.acked if damaged_file else 0,
             o.lost,
             o.partial,
             o.clear_errors,
@@ -444,6 +457,37 @@ class Consolidate(Scenario):
                     break
 
 
+class ObserveManyLarge(ObserveMany):
+    """``observe_many`` of 250 items a call into a folder past the size at which Chroma
+    persists its HNSW index (every 1,000 records), so kills land during index writes."""
+
+    name = "observe_many(15k folder)"
+    size = 250
+
+    def act(self, mem: Memory, state: dict[str, Any], step: int) -> dict[str, Any]:
+        items = [{"content": f"large batch {step} item {i}: topic {i % 17}"} for i in range(self.size)]
+        return {"batch": step, "ids": mem.observe_many(items, user_id="u")}
+
+    def check(
+        self,
+        mem: Memory,
+        state: dict[str, Any],
+        acks: list[dict[str, Any]],
+        inflight: int | None,
+        out: Outcome,
+    ) -> None:
+        for ack in acks:
+            out.lost += sum(mem.get(i) is None for i in ack["ids"])
+        for ack in acks[-3:]:  # the vector index finds the newest acknowledged records
+            memory_id = ack["ids"][7]
+            text = f"large batch {ack['batch']} item 7: topic 7"
+            if memory_id not in [h.id for h in mem.remember(text, user_id="u", k=3)]:
+                out.partial += 1
+                out.detail.append(f"{text!r} not found by remember")
+
+
+LARGE = ObserveManyLarge()
+
 SCENARIOS: dict[str, Scenario] = {
     s.name: s
     for s in (
@@ -551,7 +595,7 @@ def install_crash(point: str, skip: int = 0) -> None:
 def child_main(argv: list[str]) -> None:
     """The writer: open the folder, arm the crash point, run the scenario and acknowledge each step."""
     folder, name, point, skip = Path(argv[0]), argv[1], argv[2], int(argv[3])
-    scenario = SCENARIOS[name]
+    scenario = LARGE if name == LARGE.name else SCENARIOS[name]
     state = json.loads((folder.parent / "state.json").read_text())
     mem = open_memory(folder, scenario.config())
     if point != "none":
@@ -684,6 +728,50 @@ def _verify(
         found = folder_residue(folder, words)
         out.residue += len(found)
         out.detail += found[:5]
+
+
+def large_template(workdir: Path, records: int = 15_000) -> Path:
+    """A folder of ``records`` memories (built once; each large kill trial copies it)."""
+    folder = workdir / "large-template" / "memory"
+    mem = open_memory(folder)
+    try:
+        for start in range(0, records, 1000):
+            n = min(1000, records - start)
+            mem.observe_many(
+                [f"background note {start + i} on subject {i % 29}" for i in range(n)], user_id="u"
+            )
+    finally:
+        mem.close()
+    return folder
+
+
+def large_kill_trial(template: Path, workdir: Path, rng: random.Random) -> Outcome:
+    """Kill ``observe_many`` into a copy of the large folder at a random moment, then reopen it
+    while a :class:`~ucma_core.storage.heal.SizeGuard` watches Chroma's files: it must open
+    (directly or after rebuilding its vector index) with every acknowledged record, and no
+    index file may grow past the bound the folder's size allows."""
+    from ucma_core.storage.heal import SizeGuard, byte_bound, folder_records
+
+    out = Outcome(LARGE.name, "kill -9")
+    folder = workdir / "memory"
+    shutil.copytree(template, folder)
+    (workdir / "state.json").write_text("{}")
+    acks, inflight, rc, err = _run_writer(folder, LARGE.name, "none", 0, rng.uniform(0.3, 5.0), timeout=300)
+    if rc not in (-signal.SIGKILL, 0):
+        out.other_errors += 1
+        out.detail.append(f"writer exited {rc}: {err}")
+    limit = byte_bound(folder_records(folder), 256)
+    with SizeGuard(folder / "chroma", limit) as guard:
+        _verify(LARGE, folder, {}, acks, inflight, out)
+    out.acked = sum(len(a["ids"]) for a in acks)
+    if guard.tripped is not None:
+        out.partial += 1
+        out.detail.append(f"{guard.tripped[0].name} grew to {guard.tripped[1]:,} bytes (bound {limit:,})")
+    out.detail.append(f"largest index file during the reopen: {guard.largest:,} bytes (bound {limit:,})")
+    healed = list(folder.glob("chroma.damaged-index-*"))
+    if healed:
+        out.detail.append(f"vector index rebuilt ({len(healed)} set aside)")
+    return out
 
 
 def kill_trial(name: str, workdir: Path, rng: random.Random) -> Outcome:
@@ -975,6 +1063,16 @@ def _segments(folder: Path) -> list[Path]:
     return [folder / "chroma" / i for i in ids]
 
 
+def _cut(path: Path, keep: float) -> None:
+    """Truncate ``path`` to a ``keep`` fraction of its size, as a kill during its write can."""
+    os.truncate(path, int(path.stat().st_size * keep))
+
+
+def _garble(path: Path) -> None:
+    """Replace ``path`` with random bytes of the same size."""
+    path.write_bytes(random.Random(7).randbytes(path.stat().st_size))
+
+
 def _drop_journal_middle(folder: Path) -> None:
     path = folder / "graph.journal.jsonl"
     lines = path.read_bytes().splitlines(keepends=True)
@@ -1002,7 +1100,26 @@ DAMAGE: dict[str, Callable[[Path], None]] = {
     "keywords.sqlite3 missing": lambda f: (f / "keywords.sqlite3").unlink(),
     "keywords.sqlite3 garbage": lambda f: (f / "keywords.sqlite3").write_bytes(os.urandom(32 * 1024)),
     "HNSW index deleted": lambda f: [shutil.rmtree(p, ignore_errors=True) for p in _segments(f)] and None,
+    "HNSW data_level0.bin cut short": lambda f: _cut(_segments(f)[0] / "data_level0.bin", 0.4),
+    "HNSW link_lists.bin garbage": lambda f: _garble(_segments(f)[0] / "link_lists.bin"),
+    "HNSW header.bin garbage": lambda f: _garble(_segments(f)[0] / "header.bin"),
+    "HNSW index_metadata.pickle cut short": lambda f: _cut(_segments(f)[0] / "index_metadata.pickle", 0.5),
+    "HNSW index_metadata.pickle of another shape": lambda f: (
+        _segments(f)[0] / "index_metadata.pickle"
+    ).write_bytes(b"\x80\x04N."),  # a whole pickle (of None) that Chroma cannot use: found by Chroma
 }
+
+#: Damage a folder opens from without a repair: derived data rebuilt, a snapshot replaced.
+RECOVERABLE = frozenset(
+    {
+        "graph.snapshot.json missing",
+        "graph.snapshot.json cut in half",
+        "keywords.sqlite3 missing",
+        "keywords.sqlite3 garbage",
+        "HNSW index deleted",
+        *(case for case in DAMAGE if case.startswith("HNSW ")),
+    }
+)
 
 
 def _damaged_folder(folder: Path) -> dict[str, Any]:

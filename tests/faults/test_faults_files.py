@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.faults.scenarios import DAMAGE, damage_template, damage_trial, open_memory
+from tests.faults.scenarios import DAMAGE, RECOVERABLE, damage_template, damage_trial, open_memory
 from ucma_core import Memory
 from ucma_core.embedders import HashingEmbedder
 from ucma_core.errors import ConfigurationError, InvalidInputError, RepairNeededError
@@ -24,14 +24,7 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_damaged_or_missing_file_never_wipes_silently(case: str, template: Path, tmp_path: Path) -> None:
     out = damage_trial(case, tmp_path, template)
     assert out.clean, (out, out.detail)
-    recoverable_without_repair = {
-        "graph.snapshot.json missing",
-        "graph.snapshot.json cut in half",
-        "keywords.sqlite3 missing",
-        "keywords.sqlite3 garbage",
-        "HNSW index deleted",
-    }
-    assert out.clear_errors == (0 if case in recoverable_without_repair else 1), out.detail
+    assert out.clear_errors == (0 if case in RECOVERABLE else 1), out.detail
 
 
 def test_a_refused_open_says_what_is_missing_and_a_dry_run_changes_nothing(tmp_path: Path) -> None:

@@ -199,9 +199,15 @@ def _check(folder: Path, args: argparse.Namespace) -> VerifyReport:
         return memory.verify(deep=args.deep)
 
 
-def _repair(folder: Path, args: argparse.Namespace) -> RepairReport:
+def _repair(folder: Path, args: argparse.Namespace, out: Output) -> RepairReport:
     embedder = None if args.embedder is None else embedder_from_spec(args.embedder, recorded_embedder(folder))
-    return Memory.repair(folder, embedder=embedder, config=settings_of(args).config)
+    progress = out.progress()
+    try:
+        return Memory.repair(folder, embedder=embedder, config=settings_of(args).config, progress=progress)
+    finally:
+        close = getattr(progress, "close", None)
+        if callable(close):
+            close()
 
 
 def _verify(args: argparse.Namespace, out: Output) -> int:
@@ -235,7 +241,7 @@ def _verify(args: argparse.Namespace, out: Output) -> int:
         report = None
         data.update(needs_repair=True, problems=list(e.problems), plan=list(e.plan))
     if args.repair and (report is None or not report.ok):
-        data["repair"] = dataclasses.asdict(_repair(folder, args))
+        data["repair"] = dataclasses.asdict(_repair(folder, args, out))
         report = _check(folder, args)
     if report is not None:
         data.update(ok=report.ok, checks=dataclasses.asdict(report))

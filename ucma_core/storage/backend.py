@@ -42,17 +42,21 @@ from ucma_core.errors import (
     ConfigurationError,
     CorruptStoreError,
     DiskFullError,
+    MemoryLockedError,
     RepairNeededError,
     StorageError,
 )
+from ucma_core.progress import ProgressCallback
 from ucma_core.records import MemoryRecord
 from ucma_core.storage import codec, markers
 from ucma_core.storage.diskspace import check_free_space, storage_error
 from ucma_core.storage.graph import MemoryGraph
+from ucma_core.storage.heal import SizeGuard, byte_bound, folder_records, is_index_failure
 from ucma_core.storage.journal import JOURNAL, PREV_JOURNAL, PREV_SNAPSHOT, SNAPSHOT, Entry, Intent, Journal
 from ucma_core.storage.keywords import KeywordIndex, KeywordRow
 from ucma_core.storage.lock import FolderLock
 from ucma_core.storage.manifest import FEATURES, Manifest, new_key_secret
+from ucma_core.storage.opening import forget_client, heal_segments, set_aside_all
 from ucma_core.storage.vectors import FOLDER_KEY, CollectionProblem, VectorStore
 from ucma_core.storage.verify import VerifyReport
 
@@ -108,11 +112,17 @@ class Backend:
         now: float,
         embed: Embed | None = None,
         repair: bool = False,
+        progress: ProgressCallback | None = None,
     ) -> None:
         self.folder = folder
         self.config = config
         self._embed = embed
         self._repairing = repair
+        self._progress = progress
+        #: Set when a damaged vector index was set aside: the vectors are rebuilt on open.
+        self._rebuild_index = False
+        #: The vector-index directories set aside and rebuilt while opening (for reports).
+        self.rebuilt_index: list[str] = []
         #: Recoveries made while opening that lost nothing (shown by :meth:`verify`).
         self.notes: list[str] = []
         #: What was wrong (only when repairing: otherwise opening raised).
@@ -139,10 +149,67 @@ class Backend:
         self._lock = FolderLock(folder, timeout=config.lock_timeout)
         self._lock.acquire()
         try:
-            self._open(embedder_name, dimension, now)
+            self._open_healing(embedder_name, dimension, now)
         except BaseException:
-            self._release()
+            self._release(failed=True)
             raise
+
+    def _open_healing(self, embedder_name: str, dimension: int, now: float) -> None:
+        """:meth:`_open` with Chroma's files watched (:class:`SizeGuard`); when Chroma fails on
+        its vector index, or lets a file grow past any size the folder can need, every
+        part is closed, the vector index is set aside and the open is tried once more
+        (the vectors are then rebuilt from the records' text)."""
+        if self.config.chroma.host is not None:
+            self._open(embedder_name, dimension, now)
+            return
+        chroma_dir = self.folder / "chroma"
+        limit = byte_bound(folder_records(self.folder), dimension)
+
+        def runaway(path: Path, size: int) -> None:
+            vectors = getattr(self, "vectors", None)
+            if vectors is not None:
+                vectors.abandon(
+                    f"{path.name} grew to {size:,} bytes, past the {limit:,} any vector index of this "
+                    "folder can need"
+                )
+
+        for attempt in (1, 2):
+            guard = SizeGuard(chroma_dir, limit, on_trip=runaway)
+            try:
+                with guard:
+                    self._open(embedder_name, dimension, now)
+                return
+            except (RepairNeededError, DiskFullError, MemoryLockedError):
+                raise
+            except StorageError as e:
+                if attempt == 2 or not (guard.tripped or is_index_failure(e)):
+                    raise
+                why = (
+                    str(e) if guard.tripped is None else f"{guard.tripped[0].name} grew past {limit:,} bytes"
+                )
+            self._close_parts()
+            moved = set_aside_all(self.folder, why)
+            if not moved:
+                raise StorageError(
+                    f"Chroma failed on its vector index in {chroma_dir} and none could be set aside: {why}"
+                )
+            self._reset_open_state()
+            self.rebuilt_index.extend(moved)
+            self.notes = list(self.rebuilt_index)  # what the first try set aside, too
+            self._rebuild_index = True
+
+    def _close_parts(self) -> None:
+        """Close what a failed :meth:`_open` opened (the lock stays held)."""
+        while self._opened:
+            with contextlib.suppress(StorageError):
+                self._opened.pop().close()
+        forget_client(self.folder / "chroma")
+
+    def _reset_open_state(self) -> None:
+        self.notes, self.problems, self.actions = [], [], []
+        self.restored, self.to_finish, self.dropped, self.reembedded = [], [], [], []
+        self.scrub_pending = False
+        self._rollbacks, self._marked, self._unfinished = [], set(), None
 
     # ------------------------------------------------------------------ opening
     @staticmethod
@@ -203,13 +270,29 @@ class Backend:
                 )
         self.manifest = manifest
         self._journal.header = {"manifest": manifest.to_dict()}
-        loaded = self._journal.load(
-            lambda entries, ops: self.graph.load(entries, ops, tolerant=self._repairing),
-            self.graph.clear,
-            tolerate_damage=self._repairing,
-        )
+        try:
+            loaded = self._journal.load(
+                lambda entries, ops: self.graph.load(entries, ops, tolerant=self._repairing),
+                self.graph.clear,
+                tolerate_damage=self._repairing,
+            )
+        except CorruptStoreError as e:
+            if SNAPSHOT not in str(e) or (self.folder / PREV_SNAPSHOT).exists():
+                raise
+            # a snapshot cut short with no previous one to fall back on
+            raise CorruptStoreError(
+                f"{e}; or run ucma_core.Memory.repair(path) (`ucma verify PATH --repair`), which keeps the "
+                "graph as far as it can be read and rebuilds the graph nodes of every other record from "
+                "Chroma (their links and retention state are not recovered)"
+            ) from e
         self.notes.extend(loaded.notes)
         if loaded.problems:
+            if self._repairing:
+                self.actions.append(
+                    "could not recover what was only in the unreadable part of the graph files: links "
+                    "between memories and entities, and the retention state of the records rebuilt from "
+                    "Chroma"
+                )
             problems.extend(loaded.problems)
             plan.append(
                 "keep the graph as far as it can be read and rebuild the graph nodes of records it lost "
@@ -317,6 +400,12 @@ class Backend:
             if not self._repairing:
                 self._refuse(problems, plan)
             create = True
+        if embedded and (chroma_dir / "chroma.sqlite3").exists():
+            moved = heal_segments(self.folder, manifest.dimension)
+            if moved:
+                self.notes.extend(moved)
+                self.rebuilt_index.extend(moved)
+                self._rebuild_index = True
         timeout, batch = config.limits.chroma_timeout_seconds, config.limits.chroma_batch_size
         damaged: StorageError | None = None
         try:
@@ -526,16 +615,20 @@ class Backend:
             )
 
     def _check_vectors(self) -> None:
-        """Rebuild Chroma's vector index (by embedding the texts again) when it cannot be read."""
+        """Rebuild Chroma's vector index (by embedding the texts again) when it cannot be read
+        or was set aside as damaged."""
         sample = sorted(self.keywords.ids())[:3]
-        if not sample or self.vectors.vectors_readable(sample):
+        if not self._rebuild_index and (not sample or self.vectors.vectors_readable(sample)):
             return
         if self._embed is None:
             raise StorageError("Chroma's vector index is damaged and no embedder is available to rebuild it")
+        count = self.vectors.count()
         self.rebuild_collection(reembed=True)
+        why = "was set aside as damaged" if self._rebuild_index else "could not be read"
+        self._rebuild_index = False
         self.notes.append(
-            "Chroma's vector index could not be read; every vector was computed again from the text "
-            "(derived data, nothing lost)"
+            f"Chroma's vector index {why}; the vectors of all {count} record(s) were computed again from "
+            "the text (derived data, nothing lost)"
         )
 
     def rebuild_collection(self, *, reembed: bool = False) -> None:
@@ -547,7 +640,9 @@ class Backend:
             if name != old and meta.get(FOLDER_KEY) == self.manifest.folder_id:
                 self.vectors.drop(name)
         new = self.manifest.next_collection()
-        self.vectors.copy_to(new, self.manifest.folder_id, reembed=self._embed if reembed else None)
+        self.vectors.copy_to(
+            new, self.manifest.folder_id, reembed=self._embed if reembed else None, progress=self._progress
+        )
         self._set_manifest(collection=new)
         self.vectors.drop(old)
         self.vectors.remove_unused_segments()
@@ -910,10 +1005,16 @@ class Backend:
         finally:
             self._release()
 
-    def _release(self) -> None:
+    def _release(self, *, failed: bool = False) -> None:
+        """Close every part and release the lock. After a ``failed`` open nothing of it is left
+        in this process (a failing part does not keep the others, or the lock, held)."""
         try:
             while self._opened:
                 item = self._opened.pop()
+                if failed:
+                    with contextlib.suppress(StorageError):
+                        item.close()
+                    continue
                 item.close()
                 if item is getattr(self, "vectors", None) and self.config.chroma.host is None:
                     # Chroma writes its vector index partly from uninitialised memory, which can hold
@@ -921,6 +1022,8 @@ class Backend:
                     # clear those bytes while nothing has the files open
                     self._sanitize_index()
         finally:
+            if failed and self.config.chroma.host is None:
+                forget_client(self.folder / "chroma")
             self._lock.release()
 
     def _sanitize_index(self) -> None:

@@ -7,94 +7,149 @@ whatever the process's memory held before — which can be the text or vectors o
 user this process just forgot. :func:`sanitize` overwrites exactly those bytes
 with zeros. It leaves every byte the index reads (node counts, links, vectors,
 labels, norms) as it is, and changes nothing it cannot parse (another Chroma
-version's layout), reporting that instead.
+version's layout, or files that disagree with their header — a damaged index,
+which opening the folder sets aside), reporting that instead.
+
+No file is read whole: the files are mapped and walked a chunk of elements at a
+time, and each zeroed range is written in place (only bytes no reader uses change,
+so a crash half way leaves a valid index).
 
 Run it only while no Chroma client has the folder open.
 """
 
 from __future__ import annotations
 
-import os
+import mmap
 import struct
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+import numpy as np
+
+from ucma_core.storage.heal import HEADER, Header
 
 __all__ = ["sanitize"]
 
-_HEADER = struct.Struct("<iQQQQQQiiQQQdQ")  # hnswlib's header as Chroma writes it (100 bytes)
+_ROWS = 4096  # elements of data_level0.bin handled at a time
 
 
-def _write(path: Path, data: bytes | bytearray) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+@contextmanager
+def _mapped(path: Path) -> Iterator[mmap.mmap | None]:
+    """``path`` mapped for writing (None for an empty file)."""
+    with open(path, "r+b") as fh:
+        if fh.seek(0, 2) == 0:
+            yield None
+            return
+        mapped = mmap.mmap(fh.fileno(), 0)
+        try:
+            yield mapped
+        finally:
+            mapped.flush()
+            mapped.close()
 
 
-def _clear_level(buf: bytearray, base: int, slots: int) -> bool:
-    """Zero the unused link slots of one link list (header: count as uint16, a flag byte, one
-    unused byte, then ``slots`` 4-byte links). False if the count is impossible."""
-    count = buf[base] | (buf[base + 1] << 8)
-    if count > slots:
-        return False
-    buf[base + 3] = 0
-    start, end = base + 4 + 4 * count, base + 4 + 4 * slots
-    buf[start:end] = bytes(end - start)
+def _zero(buf: mmap.mmap, start: int, end: int) -> None:
+    """Write zeros over ``buf[start:end]`` where it is not zero already, a megabyte at a time."""
+    step = 1 << 20
+    for pos in range(start, end, step):
+        stop = min(end, pos + step)
+        if buf[pos:stop].count(0) != stop - pos:
+            buf[pos:stop] = bytes(stop - pos)
+
+
+def _level0_ok(data: mmap.mmap, h: Header, elements: int) -> bool:
+    for first in range(0, min(elements, h.count), _ROWS):
+        n = min(_ROWS, h.count - first)
+        rows = np.frombuffer(data, dtype=np.uint8, count=n * h.size, offset=first * h.size).reshape(n, h.size)
+        counts = rows[:, 0].astype(np.int64) | (rows[:, 1].astype(np.int64) << 8)
+        if int(counts.max()) > h.max_m0:
+            return False
+    return True
+
+
+def _clear_level0(data: mmap.mmap, h: Header, elements: int) -> None:
+    slots = np.arange(h.max_m0)
+    for first in range(0, min(elements, h.count), _ROWS):
+        n = min(_ROWS, h.count - first)
+        rows = np.frombuffer(data, dtype=np.uint8, count=n * h.size, offset=first * h.size).reshape(n, h.size)
+        counts = rows[:, 0].astype(np.int64) | (rows[:, 1].astype(np.int64) << 8)
+        links = rows[:, 4 : h.data_at].view("<u4")
+        unused = slots[None, :] >= counts[:, None]
+        if rows[:, 3].any() or links[unused].any():
+            block = rows.copy()
+            block[:, 3] = 0
+            block[:, 4 : h.data_at].view("<u4")[unused] = 0
+            data[first * h.size : (first + n) * h.size] = block.tobytes()
+    _zero(data, h.count * h.size, elements * h.size)
+
+
+def _link_entries(links: mmap.mmap, block: int) -> list[tuple[int, int]] | None:
+    """``(start, levels)`` of every upper-level link list, or None if the file does not parse."""
+    entries: list[tuple[int, int]] = []
+    pos = 0
+    while pos < len(links):
+        if pos + 4 > len(links):
+            return None
+        (length,) = struct.unpack_from("<I", links, pos)
+        pos += 4
+        if length % block or pos + length > len(links):
+            return None
+        entries.append((pos, length // block))
+        pos += length
+    return entries
+
+
+def _clear_links(links: mmap.mmap, entries: list[tuple[int, int]], max_m: int) -> bool:
+    block = 4 + 4 * max_m
+    for start, levels in entries:
+        for level in range(levels):
+            base = start + level * block
+            count = links[base] | (links[base + 1] << 8)
+            if count > max_m:
+                return False
+    for start, levels in entries:
+        for level in range(levels):
+            base = start + level * block
+            count = links[base] | (links[base + 1] << 8)
+            if links[base + 3]:
+                links[base + 3] = 0
+            _zero(links, base + 4 + 4 * count, base + block)
     return True
 
 
 def sanitize(segment: Path) -> bool:
     """Zero the uninitialised bytes of the HNSW files in ``segment``; returns False (and
     changes nothing) when the files are not in the layout this understands."""
-    try:
-        header = (segment / "header.bin").read_bytes()
-        data = bytearray((segment / "data_level0.bin").read_bytes())
-        lengths = bytearray((segment / "length.bin").read_bytes())
-        links = bytearray((segment / "link_lists.bin").read_bytes())
-    except FileNotFoundError:
+    names = ("header.bin", "data_level0.bin", "length.bin", "link_lists.bin")
+    if not all((segment / name).exists() for name in names):
         return True  # nothing persisted yet
-    if len(header) != _HEADER.size:
+    with open(segment / "header.bin", "rb") as fh:
+        header = Header.parse(fh.read(HEADER.size + 1))
+    if isinstance(header, str):
         return False
-    (version, offset0, _max, count, size, label_at, data_at, _lvl, _ep, max_m, max_m0, _m, _mult, _ef) = (
-        _HEADER.unpack(header)
-    )
-    if (
-        version != 1
-        or offset0 != 0
-        or size <= 0
-        or data_at != 4 + 4 * max_m0
-        or not data_at <= label_at < size
+    data_size = (segment / "data_level0.bin").stat().st_size
+    norm_size = (segment / "length.bin").stat().st_size
+    if data_size % header.size or data_size // header.size < header.count or norm_size % 4:
+        return False
+    if data_size > header.capacity * header.size or norm_size > 4 * max(header.capacity, header.count):
+        return False  # larger than the index can be: damaged, not ours to rewrite
+    links_size = (segment / "link_lists.bin").stat().st_size
+    if links_size > header.count * (4 + 64 * (4 + 4 * header.max_m)):
+        return False
+    elements = data_size // header.size
+    with (
+        _mapped(segment / "data_level0.bin") as data,
+        _mapped(segment / "length.bin") as norms,
+        _mapped(segment / "link_lists.bin") as links,
     ):
-        return False
-    if len(data) % size or len(data) // size < count or len(lengths) % 4:
-        return False
-    original = (bytes(data), bytes(lengths), bytes(links))
-    for i in range(len(data) // size):
-        base = i * size
-        if i >= count:
-            data[base : base + size] = bytes(size)
-        elif not _clear_level(data, base, int(max_m0)):
+        entries = _link_entries(links, 4 + 4 * header.max_m) if links is not None else []
+        if entries is None or (data is not None and not _level0_ok(data, header, elements)):
             return False
-    lengths[4 * count :] = bytes(len(lengths) - 4 * count)
-    block = 4 + 4 * int(max_m)
-    pos = 0
-    while pos < len(links):
-        if pos + 4 > len(links):
+        if links is not None and not _clear_links(links, entries, header.max_m):
             return False
-        (length,) = struct.unpack_from("<I", links, pos)
-        pos += 4
-        if length % block or pos + length > len(links):
-            return False
-        for level in range(length // block):
-            if not _clear_level(links, pos + level * block, int(max_m)):
-                return False
-        pos += length
-    for name, new, old in (
-        ("data_level0.bin", data, original[0]),
-        ("length.bin", lengths, original[1]),
-        ("link_lists.bin", links, original[2]),
-    ):
-        if new != old:
-            _write(segment / name, new)
+        if data is not None:
+            _clear_level0(data, header, elements)
+        if norms is not None:
+            _zero(norms, 4 * header.count, norm_size)
     return True

@@ -1,9 +1,16 @@
-"""An exclusive, cross-process lock on a memory folder."""
+"""An exclusive, cross-process lock on a memory folder.
+
+The lock file holds the pid of the process that has the folder open. A process also
+remembers which folders it holds itself, so the error for a second open tells a
+second :class:`~ucma_core.Memory` in the same process (close the first one) from
+another process (with its pid).
+"""
 
 from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import IO
@@ -40,6 +47,47 @@ else:
         fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
+#: Folders (resolved paths) this process holds the lock of.
+_HELD: set[str] = set()
+_HELD_LOCK = threading.Lock()
+
+
+def _holder(path: Path) -> int | None:
+    """The pid written in the lock file ``path`` (None if it holds none)."""
+    try:
+        with open(path, "rb") as fh:
+            text = fh.read(32).decode("ascii", "replace").strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None
+
+
+def _key(path: Path) -> str:
+    try:
+        return str(path.resolve())
+    except OSError:
+        return str(path.absolute())
+
+
+def locked_message(path: Path) -> str:
+    """What :class:`MemoryLockedError` says for the lock file ``path`` that could not be taken."""
+    folder = path.parent
+    with _HELD_LOCK:
+        here = _key(path) in _HELD
+    if here:
+        return (
+            f"memory folder {folder} is already open in this process by another Memory object; close "
+            "that one first (memory.close(), or open it with `with Memory(...) as memory:`), or use it "
+            "instead of opening the folder twice"
+        )
+    pid = _holder(path)
+    who = "another process" if pid is None or pid == os.getpid() else f"another process (pid {pid})"
+    return (
+        f"memory folder {folder} is open in {who}; close it there, or pass "
+        "MemoryConfig(lock_timeout=...) to wait"
+    )
+
+
 class FolderLock:
     """Holds ``<folder>/LOCK`` exclusively while a :class:`~ucma_core.Memory` is open.
 
@@ -63,21 +111,27 @@ class FolderLock:
         while not _try_lock(handle):
             if time.monotonic() >= deadline:
                 handle.close()
-                raise MemoryLockedError(
-                    f"memory folder {self._path.parent} is open in another process; "
-                    "close it there, or pass MemoryConfig(lock_timeout=...) to wait"
-                )
+                raise MemoryLockedError(locked_message(self._path))
             time.sleep(self._poll)
-        handle.seek(0)
-        handle.truncate()
-        handle.write(str(os.getpid()).encode())
-        handle.flush()
+        try:
+            handle.seek(0)
+            handle.truncate()
+            handle.write(str(os.getpid()).encode())
+            handle.flush()
+        except OSError as e:
+            _unlock(handle)
+            handle.close()
+            raise StorageError(f"cannot write lock file {self._path}: {e}") from e
+        with _HELD_LOCK:
+            _HELD.add(_key(self._path))
         self._handle = handle
 
     def release(self) -> None:
         if self._handle is None:
             return
         try:
+            with _HELD_LOCK:
+                _HELD.discard(_key(self._path))
             _unlock(self._handle)
         finally:
             self._handle.close()

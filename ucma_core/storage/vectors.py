@@ -30,7 +30,7 @@ import shutil
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future
+from concurrent.futures import Future, InvalidStateError
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from pathlib import Path
@@ -103,6 +103,10 @@ class _Timeout(Exception):
     pass
 
 
+class _Abandoned(Exception):
+    """The call was given up by :meth:`VectorStore.abandon` (the reason is the message)."""
+
+
 class _Worker:
     """One daemon thread that runs Chroma calls; the caller waits at most ``timeout`` seconds."""
 
@@ -111,6 +115,7 @@ class _Worker:
         self._jobs: list[tuple[Callable[[], Any], Future[Any]]] = []
         self._ready = threading.Condition()
         self._stopped = False
+        self._current: Future[Any] | None = None
         self._thread = threading.Thread(target=self._loop, name="ucma-chroma", daemon=True)
         self._thread.start()
 
@@ -122,12 +127,17 @@ class _Worker:
                 if self._stopped and not self._jobs:
                     return
                 fn, future = self._jobs.pop(0)
+                self._current = future
             if not future.set_running_or_notify_cancel():
                 continue
             try:
-                future.set_result(fn())
+                result = fn()
             except BaseException as e:  # handed to the caller, who decides
-                future.set_exception(e)
+                with contextlib.suppress(InvalidStateError):  # abandoned meanwhile
+                    future.set_exception(e)
+            else:
+                with contextlib.suppress(InvalidStateError):
+                    future.set_result(result)
 
     def call(self, fn: Callable[[], T]) -> T:
         future: Future[T] = Future()
@@ -146,6 +156,14 @@ class _Worker:
         with self._ready:
             self._stopped = True
             self._ready.notify()
+
+    def abandon(self, reason: str) -> None:
+        """Make the caller waiting on the running call return now, with ``reason``."""
+        with self._ready:
+            future = self._current
+        if future is not None:
+            with contextlib.suppress(InvalidStateError):
+                future.set_exception(_Abandoned(reason))
 
 
 class VectorStore:
@@ -168,6 +186,10 @@ class VectorStore:
             self._connect()
         except BaseException:
             self._worker.stop()
+            if self.embedded_path is not None:  # Chroma caches a system whose start failed
+                from ucma_core.storage.opening import forget_client
+
+                forget_client(self.embedded_path)
             raise
 
     # ------------------------------------------------------------------ plumbing
@@ -187,6 +209,10 @@ class VectorStore:
         if old is not None and callable(getattr(old, "close", None)):
             with contextlib.suppress(StorageError):
                 self._call("closing the failed client", old.close)
+        if self.embedded_path is not None:
+            from ucma_core.storage.opening import forget_client
+
+            forget_client(self.embedded_path)  # a new client, not the failed one's cached state
         self._connect()
 
     def _call(self, what: str, fn: Callable[[], T]) -> T:
@@ -201,6 +227,11 @@ class VectorStore:
                 "(a full disk can make it wait forever); nothing more was stored by this call. "
                 "Check the disk and retry (MemoryConfig.limits.chroma_timeout_seconds sets the wait)"
             ) from None
+        except _Abandoned as e:
+            self._broken = True
+            self._worker.stop()  # the thread still in Chroma is left behind, as after a timeout
+            self._worker = _Worker(self._worker.timeout)
+            raise StorageError(f"Chroma {what} was stopped: {e}") from None
         except (KeyboardInterrupt, SystemExit):
             raise
         except StorageError:
@@ -273,17 +304,22 @@ class VectorStore:
         *,
         reembed: Callable[[list[str]], list[list[float]]] | None = None,
         rewrite: Callable[[str, str, dict[str, Any]], Metadata] | None = None,
+        progress: Callable[[int, int, str], None] | None = None,
     ) -> None:
         """Copy every record into a new collection ``name`` and switch to it (the old one stays
         until :meth:`drop`). With ``reembed`` vectors are computed again from the text (for
         a damaged vector index) instead of read; ``rewrite(id, text, metadata)`` gives each
-        record's metadata in the copy."""
+        record's metadata in the copy; ``progress(done, total, label)`` hears of each batch."""
         source = self._col
         source_name = self.name
         ids = sorted(self.all_ids())
         self.use(name, create=True, folder_id=folder_id)
         target = self._col
         include = ["documents", "metadatas"] + ([] if reembed else ["embeddings"])
+        label = "re-embedding the vector index" if reembed else "copying the collection"
+        done = 0
+        if progress is not None:
+            progress(0, len(ids), label)
         try:
             for part in self._chunks(ids):
                 chunk = ids[part]
@@ -310,6 +346,9 @@ class VectorStore:
                     target.add(**rows)
 
                 self._call("copying records", write)
+                done += len(chunk)
+                if progress is not None:
+                    progress(done, len(ids), label)
         except BaseException:
             self._col, self.name = source, source_name
             self.drop(name)
@@ -456,9 +495,16 @@ class VectorStore:
         return True
 
     # ------------------------------------------------------------------ lifecycle
+    def abandon(self, reason: str) -> None:
+        """Give up the Chroma call under way (from another thread, e.g. a size guard): its
+        caller gets a :class:`StorageError` saying ``reason`` and later calls start afresh."""
+        self._worker.abandon(reason)
+
     def close(self) -> None:
         """Release the client (an embedded client otherwise keeps a process-wide cache of
-        the folder that goes stale when another process writes to it)."""
+        the folder that goes stale when another process writes to it). A client that
+        failed is dropped from that cache whatever state it is in, so the next open of
+        the folder in this process starts from the files, as a new process would."""
         client, self._client, self._col = self._client, None, None
         try:
             close = getattr(client, "close", None)
@@ -466,6 +512,10 @@ class VectorStore:
                 self._call("closing the client", close)
         finally:
             self._worker.stop()
+            if self._broken and self.embedded_path is not None:
+                from ucma_core.storage.opening import forget_client
+
+                forget_client(self.embedded_path)
 
     def scrub(self, ids: Sequence[str]) -> None:
         """Remove deleted records' text and vectors from the embedded Chroma files.

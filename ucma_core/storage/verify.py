@@ -78,6 +78,8 @@ class RepairReport:
         restored_from_keywords: ids put back into Chroma from the keyword index's copy.
         dropped: ids of memories removed because their text was nowhere left.
         notes: recoveries made without loss.
+        rebuilt_index: vector-index directories found damaged, set aside (moved to
+            ``chroma.damaged-index-N/``, never deleted) and rebuilt from the records' text.
     """
 
     applied: bool
@@ -88,6 +90,7 @@ class RepairReport:
     restored_from_keywords: tuple[str, ...] = ()
     dropped: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    rebuilt_index: tuple[str, ...] = ()
 
     @property
     def needed(self) -> bool:

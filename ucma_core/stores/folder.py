@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 from ucma_core.config import MemoryConfig
 from ucma_core.dynamics.forgetting import ForgettingReport, plan
 from ucma_core.errors import MemoryNotFoundError
+from ucma_core.progress import ProgressCallback
 from ucma_core.protocols import Clock, Embedder
 from ucma_core.records import Episode, MemoryRecord, MemoryType
 from ucma_core.scope import Scope
@@ -56,6 +57,7 @@ class FolderStores:
         clock: Clock,
         *,
         repair: bool = False,
+        progress: ProgressCallback | None = None,
     ) -> None:
         self.config = config
         self._shared = isinstance(folder, PostgresTarget)
@@ -72,6 +74,7 @@ class FolderStores:
             now=float(clock()),
             embed=embedder.embed,
             repair=repair,
+            progress=progress,
         )
         self.ctx = StoreContext(self.backend, embedder, config, clock)
         self.skipped = SkippedLog(None if self._shared else self.backend.folder)

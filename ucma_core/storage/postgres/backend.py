@@ -33,6 +33,7 @@ from typing import Any
 
 from ucma_core.config import MemoryConfig
 from ucma_core.errors import StorageError
+from ucma_core.progress import ProgressCallback
 from ucma_core.storage.backend import Backend, Embed
 from ucma_core.storage.graph import MemoryGraph
 from ucma_core.storage.journal import Intent
@@ -79,6 +80,7 @@ class PgBackend(Backend):
         now: float,
         embed: Embed | None = None,
         repair: bool = False,
+        progress: ProgressCallback | None = None,
     ) -> None:
         if config.chroma.host is None:
             raise StorageError(
@@ -90,6 +92,8 @@ class PgBackend(Backend):
         self.config = config
         self._embed = embed
         self._repairing = repair
+        self._progress = progress
+        self.rebuilt_index: list[str] = []  # a Chroma server keeps its own index
         self.notes: list[str] = []
         self.problems: list[str] = []
         self.actions: list[str] = []
@@ -290,10 +294,15 @@ class PgBackend(Backend):
         )
 
     # ------------------------------------------------------------------ lifecycle
-    def _release(self) -> None:
+    def _release(self, *, failed: bool = False) -> None:
         try:
             while self._opened:
-                self._opened.pop().close()
+                item = self._opened.pop()
+                if failed:
+                    with contextlib.suppress(StorageError):
+                        item.close()
+                    continue
+                item.close()
         finally:
             with contextlib.suppress(Exception):
                 self._conn.close()

@@ -466,10 +466,11 @@ class ScopedMemory:
             memory_id, user_id=self._user_id, agent_id=self._agent_id, session_id=session_id
         )
 
-    def forget_session(self, session_id: str | None = None) -> int:
-        """Delete the bound session's memories (or ``session_id``'s) in this scope."""
+    def forget_session(self, session_id: str | None = None, *, scrub: bool = False) -> int:
+        """Delete the bound session's memories (or ``session_id``'s) in this scope; ``scrub``
+        as :meth:`Memory.forget_session <ucma_core.Memory.forget_session>`."""
         return self._memory.forget_session(
-            self._session(session_id), user_id=self._user_id, agent_id=self._agent_id
+            self._session(session_id), user_id=self._user_id, agent_id=self._agent_id, scrub=scrub
         )
 
     # ------------------------------------------------------------------ async partners

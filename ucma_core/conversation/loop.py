@@ -211,7 +211,9 @@ class Conversation:
         cadence: the consolidation cadence :meth:`after_turn` reports to (an adapter
             keeps one across runs); ``None``: no consolidation.
         keep: store every observed turn whatever its importance (default).
-        user_id / agent_id / session_id: the scope, with a :class:`~ucma_core.Memory`.
+        user_id: the scope's user, with a :class:`~ucma_core.Memory`.
+        agent_id: the scope's agent, with a :class:`~ucma_core.Memory`.
+        session_id: the scope's session, with a :class:`~ucma_core.Memory`.
 
     Examples:
         >>> import tempfile

@@ -222,7 +222,8 @@ class Retriever:
                 if f.demotion != 1.0:
                     signals[memory_id]["demoted"] = f.demotion
                 scored[memory_id] = (f.score(weights), f)
-        ranked = sorted(scored, key=lambda i: (-scored[i][0], i))
+        # a total order: exact ties go to the newer memory, then to the id (creation order)
+        ranked = sorted(scored, key=lambda i: (-scored[i][0], -float(nodes[i].timestamp), i))
         order = (
             mmr(
                 ranked,

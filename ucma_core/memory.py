@@ -565,6 +565,7 @@ class Memory(Reads, Knowledge, Maintenance, Transfer):
     aresolve_intention = in_thread(Knowledge.resolve_intention)
     apin = in_thread(Knowledge.pin)
     aunpin = in_thread(Knowledge.unpin)
+    areinforce = in_thread(Knowledge.reinforce)
     alink = in_thread(Knowledge.link)
     afacts_about = in_thread(Knowledge.facts_about)
     arelated_entities = in_thread(Knowledge.related_entities)

@@ -499,6 +499,7 @@ class ScopedMemory:
     alist_scopes = in_thread(list_scopes, "ScopedMemory")
     apin = in_thread(pin, "ScopedMemory")
     aunpin = in_thread(unpin, "ScopedMemory")
+    areinforce = in_thread(reinforce, "ScopedMemory")
     arecord_outcome = in_thread(record_outcome, "ScopedMemory")
     avalidate_learning = in_thread(validate_learning, "ScopedMemory")
     aresolve_intention = in_thread(resolve_intention, "ScopedMemory")

@@ -153,9 +153,10 @@ def test_retention_state_persists(folder: Path, clock: Any) -> None:
         for _ in range(3):
             clock.advance(days=2)
             assert [r.id for r in mem.remember("quarterly report due", user_id="ana", k=1)] == [memory_id]
+            assert mem.reinforce([memory_id]) == 1  # used, not only read
         reinforced = record_dict(mem.get(memory_id))
     assert reinforced is not None
-    assert reinforced["access_count"] == 3
+    assert reinforced["access_count"] == 6
     assert reinforced["stability"] > initial.stability
     assert reinforced["last_access"] == clock.now
 
@@ -169,7 +170,7 @@ emit([before, after])
 """
     ((before, after),) = run_child(code, folder, memory_id)
     assert before == reinforced
-    assert after["access_count"] == 4
+    assert after["access_count"] == 7
     assert after["stability"] >= before["stability"]
     assert after["last_access"] >= before["last_access"]
 

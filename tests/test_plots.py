@@ -54,7 +54,7 @@ def memory(tmp_path: Path, clock: Clock) -> Iterator[Memory]:
         m.assert_fact("Ana", "likes", "hiking", user_id="ana", source_ids=[hike])
         for days in (2, 5, 9):
             clock.now += days * DAY
-            m.remember("Ana moved to Lisbon", user_id="ana", k=1)
+            assert m.reinforce([move]) == 1  # reviewed: the app used it
     reopened = Memory(folder, clock=clock, config=MemoryConfig(importance_threshold=0))
     yield reopened
     reopened.close()

@@ -41,15 +41,21 @@ def test_formula_and_spacing_effect() -> None:
     assert recency(0.0, 7 * DAY, 7.0) == 0.5
 
 
-def test_access_reinforces_and_is_measured_on_the_memory_clock(mem: Memory, clock) -> None:
+def test_use_reinforces_and_is_measured_on_the_memory_clock(mem: Memory, clock) -> None:
     memory_id = mem.observe("Ana's daughter starts school in September", user_id="ana", importance=0.8)
+    assert memory_id is not None
     before = mem.get(memory_id)
     clock.advance(days=3)
-    mem.remember("when does school start", user_id="ana")
+    assert memory_id in [h.id for h in mem.remember("when does school start", user_id="ana")]
+    read = mem.get(memory_id)  # a retrieval is counted, but it is not a rehearsal
+    assert read.access_count == before.access_count + 1  # type: ignore[union-attr]
+    assert (read.stability, read.last_access) == (before.stability, before.last_access)  # type: ignore[union-attr]
+    assert mem.reinforce([memory_id], user_id="ana") == 1  # the app used it
     after = mem.get(memory_id)
-    assert after.access_count == before.access_count + 1  # type: ignore[union-attr]
+    assert after.access_count == before.access_count + 2  # type: ignore[union-attr]
     assert after.stability == before.stability + CFG.stability_boost * 3  # type: ignore[union-attr]
     assert after.last_access == clock.now  # type: ignore[union-attr]
+    assert mem.reinforce([memory_id], user_id="ben") == 0  # another user's memory is not there
 
 
 def test_replayed_history_ranks_by_the_memory_clock_not_the_wall_clock(keep_all: Memory, clock) -> None:

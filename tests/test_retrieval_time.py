@@ -154,7 +154,7 @@ def test_an_empty_range_falls_back_and_keeps_its_words(mem: Memory) -> None:
     assert len(hits) == 3
 
 
-def test_imported_history_is_encoded_when_it_happened(tmp_path: Path) -> None:
+def test_imported_history_keeps_its_dates_and_fades_from_the_import(tmp_path: Path) -> None:
     clock = {"t": NOW + 30 * DAY}  # imported a month after the last event
     with Memory(
         tmp_path / "m",
@@ -165,10 +165,8 @@ def test_imported_history_is_encoded_when_it_happened(tmp_path: Path) -> None:
         old = mem.observe("we adopted a grey cat called Pebble", timestamp=NOW - 200 * DAY)
         new = mem.observe("Pebble learned to open the fridge", timestamp=NOW - DAY)
         records = {i: mem.get(i) for i in (old, new)}
-        assert records[old].last_access == pytest.approx(NOW - 200 * DAY)  # type: ignore[union-attr]
-        assert records[new].last_access == pytest.approx(NOW - DAY)  # type: ignore[union-attr]
+        assert records[old].timestamp == pytest.approx(NOW - 200 * DAY)  # type: ignore[union-attr]
+        assert records[old].last_access == records[new].last_access == clock["t"]  # type: ignore[union-attr]
         hits = {h.id: h for h in mem.remember("Pebble the cat", k=2, now=NOW)}
-        assert hits[new].retention > hits[old].retention  # asked in the past, retention still differs
-        stability = records[old].stability  # type: ignore[union-attr]
-        mem.remember("Pebble the cat", k=2, now=NOW + DAY)
-        assert mem.get(old).stability > stability  # type: ignore[union-attr]  # reinforcement counts
+        assert hits[new].recency > hits[old].recency  # asked in the past, the dates still count
+        assert hits[old].retention == hits[new].retention == 1.0  # neither has faded: both just imported

@@ -146,7 +146,7 @@ def _retention(mem: Memory, memory_id: str) -> tuple[float, float, int]:
     return record.stability, record.last_access, record.access_count
 
 
-def test_a_look_leaves_retention_and_a_recall_changes_it(mem: Memory, clock) -> None:  # type: ignore[no-untyped-def]
+def test_a_look_leaves_retention_and_a_recall_is_counted(mem: Memory, clock) -> None:  # type: ignore[no-untyped-def]
     boiler = mem.observe("The boiler was serviced on Monday.", keep=True)
     assert boiler is not None
     clock.advance(days=3)
@@ -158,7 +158,10 @@ def test_a_look_leaves_retention_and_a_recall_changes_it(mem: Memory, clock) -> 
     assert _retention(mem, boiler) == before
     recalled = mem.remember("when was the boiler serviced?")
     assert recalled[0].id == boiler and recalled[0].score == pytest.approx(looked[0].score)
+    # counted (and kept from forgetting), but not rehearsed: the rank's state is unchanged
+    assert _retention(mem, boiler) == (before[0], before[1], before[2] + 1)
+    assert mem.scope().reinforce([boiler]) == 1  # the app used it: a rehearsal
     stability, last_access, count = _retention(mem, boiler)
-    assert stability > before[0] and last_access > before[1] and count == before[2] + 1
+    assert stability > before[0] and last_access > before[1] and count == before[2] + 2
     with pytest.raises(InvalidInputError):
         mem.remember("boiler", reinforce="no")  # type: ignore[arg-type]

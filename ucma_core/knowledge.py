@@ -324,6 +324,49 @@ class Knowledge(MemoryBase):
         in the scope given."""
         return self._set_pinned(memory_id, False, self._scope(user_id, agent_id, session_id))
 
+    def reinforce(
+        self,
+        memory_ids: Sequence[str],
+        *,
+        user_id: ScopeId = ANY,
+        agent_id: ScopeId = None,
+        session_id: ScopeId = None,
+    ) -> int:
+        """Rehearse memories the app used (put in a prompt, acted on, confirmed): each one's
+        stability grows with the spacing since its last review, its last access becomes now
+        and its access count grows. Unlike a retrieval (:meth:`remember` only records that it
+        returned a memory, which keeps it from being forgotten but never changes a later
+        rank), a rehearsal counts in the rank's retention factor. Ids that are not memories
+        in the scope given (by default: any user's) are skipped; returns how many were
+        reinforced.
+
+        Examples:
+            >>> import tempfile
+            >>> from ucma_core import Memory
+            >>> from ucma_core.embedders import HashingEmbedder
+            >>> with Memory(tempfile.mkdtemp(), embedder=HashingEmbedder()) as mem:
+            ...     note = mem.observe("The spare key is under the blue pot", importance=0.5)
+            ...     before = mem.get(note).stability
+            ...     mem.reinforce([note, "no-such-id"])
+            ...     mem.get(note).stability > before
+            1
+            True
+        """
+        if isinstance(memory_ids, str) or not all(isinstance(i, str) for i in memory_ids):
+            raise InvalidInputError("memory_ids must be a list of memory ids (str)")
+        scope = self._scope(user_id, agent_id, session_id)
+        with self._lock:
+            self._check_open()
+            now = self.now()
+            ctx = self._stores.ctx
+            done = 0
+            with self._stores.graph.batch():
+                for memory_id in dict.fromkeys(memory_ids):
+                    if self._stores.memory_node(memory_id, scope) is not None:
+                        ctx.reinforce(memory_id, now)
+                        done += 1
+            return done
+
     def _set_pinned(self, memory_id: str, pinned: bool, scope: Scope) -> bool:
         if not isinstance(memory_id, str):
             raise InvalidInputError(f"memory_id must be a str, not {type(memory_id).__name__}")

@@ -443,10 +443,13 @@ class Memory(Reads, Knowledge, Maintenance, Transfer, Owners):
         text, consolidation output) rank at ``config.ranking.generated_weight`` of
         their score; ``include_generated=False`` leaves them out.
         Superseded facts, deprecated procedures and resolved intentions are left
-        out. Every returned memory is reinforced (its retention stability grows,
-        its access count and last access are updated); ``reinforce=False`` makes
-        the call a look that leaves retention as it was (for inspection tools:
-        ``ucma search``, plots).
+        out. Every returned memory is recorded as retrieved: its access count grows
+        and the forgetting engine counts the retrieval as a review, but its
+        ``stability`` and ``last_access`` (what the rank reads) stay as they were,
+        so no answer depends on the questions asked before it; pass what the app
+        used to :meth:`reinforce`. ``reinforce=False`` makes the call a look that
+        leaves retention as it was (for inspection tools: ``ucma search``, plots).
+        Results are in score order; exact ties go to the newer memory, then the id.
 
         Scope: ``user_id=None`` reads only memories stored without a user; pass
         :data:`~ucma_core.ANY` to read across users (see :mod:`ucma_core.scope`).
@@ -578,6 +581,7 @@ class Memory(Reads, Knowledge, Maintenance, Transfer, Owners):
     aresolve_intention = in_thread(Knowledge.resolve_intention)
     apin = in_thread(Knowledge.pin)
     aunpin = in_thread(Knowledge.unpin)
+    areinforce = in_thread(Knowledge.reinforce)
     alink = in_thread(Knowledge.link)
     afacts_about = in_thread(Knowledge.facts_about)
     arelated_entities = in_thread(Knowledge.related_entities)

@@ -440,6 +440,13 @@ class ScopedMemory:
             memory_id, user_id=self._user_id, agent_id=self._agent_id, session_id=session_id
         )
 
+    def reinforce(self, memory_ids: Sequence[str], *, session_id: ScopeId = None) -> int:
+        """:meth:`Memory.reinforce <ucma_core.Memory.reinforce>` the memories of this scope the
+        app used; returns how many were reinforced."""
+        return self._memory.reinforce(
+            memory_ids, user_id=self._user_id, agent_id=self._agent_id, session_id=session_id
+        )
+
     def unpin(self, memory_id: str, *, session_id: ScopeId = None) -> bool:
         """Let a pinned memory of this scope fade again; ``False`` if there is none with that id here."""
         return self._memory.unpin(
@@ -493,6 +500,7 @@ class ScopedMemory:
     alist_scopes = in_thread(list_scopes, "ScopedMemory")
     apin = in_thread(pin, "ScopedMemory")
     aunpin = in_thread(unpin, "ScopedMemory")
+    areinforce = in_thread(reinforce, "ScopedMemory")
     arecord_outcome = in_thread(record_outcome, "ScopedMemory")
     avalidate_learning = in_thread(validate_learning, "ScopedMemory")
     aresolve_intention = in_thread(resolve_intention, "ScopedMemory")

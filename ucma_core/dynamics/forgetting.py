@@ -41,10 +41,12 @@ def verdict(attrs: dict[str, Any], *, pagerank: float, now: float, config: Forge
     """``"forget"``, the name of the protection that saves a faded memory, or ``None`` if it
     has not faded."""
     kind = attrs.get("memory_type")
-    stability = float(attrs["stability"])
+    # retrievals count here (never in the rank): what was recalled stays longer
+    stability = float(attrs["stability"]) + float(attrs.get("retrieval_stability", 0.0))
     if kind in _KNOWLEDGE:
         stability *= config.knowledge_decay_factor
-    r = retention(stability, float(attrs["last_access"]), now)
+    review = max(float(attrs["last_access"]), float(attrs.get("retrieved_at", 0.0)))
+    r = retention(stability, review, now)
     threshold = config.retention_threshold
     if kind == MemoryType.SEMANTIC.value:
         threshold *= 1.5 - float(attrs.get("confidence", 0.5))

@@ -20,7 +20,20 @@ def mmr(
 ) -> list[str]:
     """Pick ``k`` ids from ``ranked`` (best first) trading score against similarity to
     those already picked; a candidate at least ``duplicate_similarity`` (cosine) to a
-    picked one is dropped. ``vectors`` must hold a vector for every id in ``ranked``."""
+    picked one is dropped. ``vectors`` must hold a vector for every id in ``ranked``.
+
+    MMR decides *which* ids make the top ``k``; they come back in ``ranked``'s order, so
+    the list is in score order (a diverse pick never jumps above a better one).
+
+    >>> vectors = {"a": [1.0, 0.0], "b": [1.0, 0.0], "c": [0.0, 1.0]}
+    >>> scores = {"a": 0.9, "b": 0.89, "c": 0.5}
+    >>> mmr(["a", "b", "c"], scores, vectors, 2, lambda_=0.5, duplicate_similarity=0.99)
+    ['a', 'c']
+    >>> vectors["b"] = [1.0, 0.1]  # close to "a", not a duplicate: MMR picks "c" before it
+    >>> scores = {"a": 0.9, "b": 0.8, "c": 0.7}
+    >>> mmr(["a", "b", "c"], scores, vectors, 3, lambda_=0.5, duplicate_similarity=1.0)
+    ['a', 'b', 'c']
+    """
     if lambda_ >= 1.0 and duplicate_similarity >= 1.0:
         return list(ranked[:k])
     ids = list(ranked)
@@ -43,4 +56,4 @@ def mmr(
         alive[best] = False
         # row by row, without BLAS: thread start-up costs more than these few products
         closest = np.maximum(closest, (matrix * matrix[best]).sum(axis=1))
-    return [ids[n] for n in picked]
+    return [ids[n] for n in sorted(picked)]

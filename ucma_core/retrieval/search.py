@@ -21,7 +21,8 @@ question names lifts the memories that fit it (:mod:`~ucma_core.retrieval.timefi
 not a filter), corrections and answers take over the relevance of what they correct or
 answer, the multi-factor rank weighs relevance with importance, recency and retention (and
 halves what the sleep cycle demoted), MMR removes near-duplicates, and every memory
-returned is reinforced. Each result carries the router's decision, with the reasons of its
+returned is recorded as retrieved (which protects it from forgetting but never changes a
+later rank: reading is not rehearsing). Each result carries the router's decision, with the reasons of its
 time signal, and its neighbouring turns.
 """
 
@@ -131,8 +132,9 @@ class Retriever:
         diversify: bool = True,
         reinforce: bool = True,
     ) -> list[RetrievalResult]:
-        """Top ``k`` memories for ``query`` within ``filters``; each one returned is reinforced
-        unless ``reinforce=False`` (a look that leaves retention as it was).
+        """Top ``k`` memories for ``query`` within ``filters``; each one returned is recorded as
+        retrieved (:meth:`StoreContext.retrieved`: it counts against forgetting, never in the
+        rank) unless ``reinforce=False`` (a look that leaves retention as it was).
         ``diversify=False`` keeps the plain rank order (no MMR, no near-duplicate drop)."""
         ctx = self._ctx
         fusion = ctx.config.fusion
@@ -223,7 +225,8 @@ class Retriever:
                 if f.demotion != 1.0:
                     signals[memory_id]["demoted"] = f.demotion
                 scored[memory_id] = (f.score(weights), f)
-        ranked = sorted(scored, key=lambda i: (-scored[i][0], i))
+        # a total order: exact ties go to the newer memory, then to the id (creation order)
+        ranked = sorted(scored, key=lambda i: (-scored[i][0], -float(nodes[i].timestamp), i))
         order = (
             mmr(
                 ranked,
@@ -252,7 +255,7 @@ class Retriever:
         if reinforce:
             with ctx.backend.graph.batch():
                 for result in top:
-                    ctx.reinforce(result.id, now)
+                    ctx.retrieved(result.id, now)
         return top
 
     # ------------------------------------------------------------------ time

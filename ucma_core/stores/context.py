@@ -68,6 +68,27 @@ class StoreContext:
         for source in self.known(node.get("source_ids", ()) if node is not None else ()):
             self.backend.graph.add_edge(memory_id, source, edge_type, weight)
 
+    def retrieved(self, memory_id: str, now: float) -> None:
+        """Record that a retrieval returned the memory (it was read, not necessarily used).
+
+        The access counts against forgetting — ``retrieved_at`` restarts its clock and
+        ``retrieval_stability`` grows as a review would grow the stability — but
+        ``stability`` and ``last_access``, which the rank reads, stay as they were: what
+        one query returned cannot reorder the answer to another."""
+        node = self.backend.graph.node_as(memory_id, MemoryNode)
+        if node is None:
+            return
+        stability = float(node.stability)
+        added = float(node.get("retrieval_stability", 0.0))
+        last = max(float(node.last_access), float(node.get("retrieved_at", 0.0)))
+        grown = reinforced_stability(stability + added, last, now, self.config.retention)
+        self.backend.set_state(
+            memory_id,
+            retrieval_stability=grown - stability,
+            retrieved_at=max(now, last),
+            access_count=int(node.access_count) + 1,
+        )
+
     def reinforce(self, memory_id: str, now: float, **extra: Any) -> None:
         """Record an access: stability grows with the spacing since the last one."""
         node = self.backend.graph.node_as(memory_id, MemoryNode)

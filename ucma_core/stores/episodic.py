@@ -80,8 +80,9 @@ class EpisodicStore:
         Must run inside ``graph.batch()`` so the whole write is one journal append.
         """
         now = self._ctx.now()
-        # an episode observed after the fact (an imported history) was encoded when it happened
-        states = [self._ctx.fresh_state(d.importance, min(now, d.timestamp)) for d in drafts]
+        # retention's clock starts when the episode is stored, not at its (possibly old) date:
+        # an imported history is as fresh as anything else just learned (recency still reads the date)
+        states = [self._ctx.fresh_state(d.importance, now) for d in drafts]
         episodes = [self._episode(new_id(), d, state) for d, state in zip(drafts, states, strict=True)]
         self._ctx.backend.insert(episodes, vectors)
         for ep in episodes:

@@ -112,6 +112,46 @@ def test_two_worker_processes_run_threads_on_one_memory(servers: Servers) -> Non
         saver.close()
 
 
+@pytest.mark.slow
+def test_messages_of_a_killed_worker_are_stored_once_by_the_next_one(servers: Servers) -> None:
+    url = servers.url()
+    with _open(servers, url):
+        pass
+    env = {
+        **os.environ,
+        "UCMA_TEST_HOLD": "1",
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tests.postgres._lg_worker", url, str(servers.chroma_port), "ana", "1", "2"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line, proc.stderr.read() if proc.stderr else ""
+        texts = json.loads(line)["ana-0"]
+    finally:
+        proc.kill()  # SIGKILL: no close, the mirror's queue is lost
+        proc.wait(timeout=30)
+    assert len(texts) == 4
+    with _open(servers, url) as mem:
+        assert mem.history(session_id="ana-0", user_id="ana") == []  # the kill lost the queue
+        saver = UCMACheckpointer(mem)  # replays the outbox
+        assert saver.flush(30) and saver.backlog == 0
+        assert [e.content for e in mem.history(session_id="ana-0", user_id="ana")] == texts
+        saver.close()
+    with _open(servers, url) as mem:  # a second replay finds nothing left: each message once
+        saver = UCMACheckpointer(mem)
+        assert saver.flush(30) and saver.backlog == 0
+        assert [e.content for e in mem.history(session_id="ana-0", user_id="ana")] == texts
+        saver.close()
+
+
 def test_forget_user_deletes_their_threads_from_the_database(servers: Servers) -> None:
     url = servers.url()
     with _open(servers, url) as mem:

@@ -1,7 +1,8 @@
 """Many workers on one shared memory: observe and remember latency, 1 vs 4 worker
 processes on PostgreSQL + a Chroma server, against a memory folder (one process).
 
-Run: ``python -m benchmarks.workers [--observes 100] [--remembers 50]``. It starts a
+Run: ``python -m benchmarks.workers [--observes 100] [--remembers 50] [--embed-ms 50]``
+(``--embed-ms``: each embedding call waits that long first, as an embedding API does). It starts a
 throwaway PostgreSQL 15 cluster and a ``chroma run`` server (as the tests do), runs
 each setup in fresh processes with the hashing embedder, and prints a Markdown table
 of p50 / p95 latency per call and the observe throughput of all workers together.
@@ -24,9 +25,27 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
+class _RemoteEmbedder:
+    """The hashing embedder behind a fixed delay per call: an embedding API's round trip."""
+
+    def __init__(self, delay: float) -> None:
+        from ucma_core.embedders import HashingEmbedder
+
+        self._inner = HashingEmbedder()
+        self.name = self._inner.name
+        self.dimension = self._inner.dimension
+        self._delay = delay
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        time.sleep(self._delay)
+        return self._inner.embed(texts)
+
+
 def _work(target: str, chroma_port: int, user: str, observes: int, remembers: int) -> dict[str, object]:
     from ucma_core import ChromaConfig, Memory, MemoryConfig
     from ucma_core.embedders import HashingEmbedder
+
+    delay = float(os.environ.get("UCMA_BENCH_EMBED_MS", "0")) / 1000
 
     config = (
         MemoryConfig(chroma=ChromaConfig(host="127.0.0.1", port=chroma_port))
@@ -34,7 +53,8 @@ def _work(target: str, chroma_port: int, user: str, observes: int, remembers: in
         else MemoryConfig()
     )
     topics = ["harbour", "garden", "invoice", "flight", "recipe", "concert", "doctor", "laptop"]
-    with Memory(target, embedder=HashingEmbedder(), config=config) as mem:
+    embedder = _RemoteEmbedder(delay) if delay else HashingEmbedder()
+    with Memory(target, embedder=embedder, config=config) as mem:
         obs: list[float] = []
         start = time.perf_counter()
         for n in range(observes):
@@ -98,8 +118,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--observes", type=int, default=100)
     parser.add_argument("--remembers", type=int, default=50)
+    parser.add_argument(
+        "--embed-ms", type=float, default=0, help="delay per embedding call (an embedding API's round trip)"
+    )
     parser.add_argument("--worker", nargs=5)
     args = parser.parse_args()
+    if args.embed_ms:
+        os.environ["UCMA_BENCH_EMBED_MS"] = str(args.embed_ms)
     if args.worker:
         target, port, user, observes, remembers = args.worker
         print(json.dumps(_work(target, int(port), user, int(observes), int(remembers))))
@@ -136,7 +161,10 @@ def main() -> None:
                 _run(url(), chroma_port, 4, args.observes, args.remembers),
             ),
         ]
-        print(f"\n{args.observes} observes then {args.remembers} remembers per worker, hashing embedder\n")
+        embedder = (
+            f"hashing embedder behind {args.embed_ms:g} ms per call" if args.embed_ms else "hashing embedder"
+        )
+        print(f"\n{args.observes} observes then {args.remembers} remembers per worker, {embedder}\n")
         print("| setup | observe p50 ms | p95 ms | observe/s (all) | remember p50 ms | p95 ms |")
         print("|---|---:|---:|---:|---:|---:|")
         for name, r in rows:

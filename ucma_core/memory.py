@@ -273,10 +273,14 @@ class Memory(Reads, Knowledge, Maintenance, Transfer, Owners):
         each batch, reaching ``total`` once the items are durable.
         """
         merged = self._items(items, defaults)
+        early = self._draft_early(merged, progress) if self.postgres is not None else None
         with self._lock:
             self._check_open()
-            now = self.now()
-            drafts = [self._draft(fields, now) for fields in merged]
+            if early is None:
+                now = self.now()
+                drafts = [self._draft(fields, now) for fields in merged]
+            else:
+                now, drafts, early_vectors = early
             known: dict[tuple[str | None, str | None, str], str | None] = {}
             fresh: list[EpisodeDraft] = []
             for draft, keep in drafts:
@@ -287,7 +291,10 @@ class Memory(Reads, Knowledge, Maintenance, Transfer, Owners):
                     fresh.append(draft)
                     if ref is not None:
                         known[ref] = ""  # taken by this batch: later repeats get its id
-            vectors = self._embed_drafts(fresh, len(drafts), progress)
+            if early is None:
+                vectors = self._embed_drafts(fresh, len(drafts), progress)
+            else:
+                vectors = [early_vectors[id(d)] for d in fresh]
             fired: list[str] = []
             ids: list[str | None] = []
             with self._stores.graph.batch():
@@ -325,6 +332,20 @@ class Memory(Reads, Knowledge, Maintenance, Transfer, Owners):
             self._remind(fired)
             notify(progress, len(drafts), len(drafts), "observe")
             return ids
+
+    def _draft_early(
+        self, merged: list[dict[str, Any]], progress: ProgressCallback | None
+    ) -> tuple[float, list[tuple[EpisodeDraft, bool]], dict[int, list[float]]]:
+        """A shared memory's drafts and vectors, made before taking the lock every worker
+        waits on (scoring and embedding then run in parallel across workers): the drafts,
+        and the vectors of those to keep by ``id(draft)``. An item whose key turns out to be
+        stored already (found under the lock) was embedded for nothing."""
+        self._check_open()
+        now = self.now()
+        drafts = [self._draft(fields, now) for fields in merged]
+        kept = [draft for draft, keep in drafts if keep]
+        vectors = self._embed_drafts(kept, len(drafts), progress)
+        return now, drafts, {id(d): v for d, v in zip(kept, vectors, strict=True)}
 
     def _embed_drafts(
         self, fresh: list[EpisodeDraft], total: int, progress: ProgressCallback | None
@@ -376,12 +397,20 @@ class Memory(Reads, Knowledge, Maintenance, Transfer, Owners):
             "key": check_key(key),
             "keep": True,
         }
+        early = None
+        if self.postgres is not None:  # a shared memory embeds before taking the workers' lock
+            self._check_open()
+            ready, _ = self._draft(fields, self.now())
+            early = (ready, self._embedder.embed([ready.content])[0])
         with self._lock:
             self._check_open()
-            draft, _ = self._draft(fields, self.now())
+            if early is None:
+                draft, _ = self._draft(fields, self.now())
+                vector = self._embedder.embed([draft.content])[0]
+            else:
+                draft, vector = early
             assert draft.key is not None
             existing = self._stores.keyed(draft.user_id, draft.agent_id, draft.key)
-            vector = self._embedder.embed([draft.content])[0]
             if existing is None:
                 with self._stores.graph.batch():
                     return self._stores.add_episodes([draft], [vector])[0].id

@@ -53,7 +53,9 @@ class Owners(MemoryBase):
             entry = dict(entries.get(name, {}))
             inside = self._inside(attachment)
             pending = list(entry.get("pending") or [])
-            if inside:
+            if inside or (self.postgres is not None and name not in entries):
+                # a memory in PostgreSQL records every attachment (it keeps tables, not files),
+                # so a worker that has none open still reaches it when a user is forgotten
                 entry["files"] = inside
                 entries[name] = entry
                 self._stores.backend.set_attachments(entries)

@@ -24,6 +24,7 @@ from ucma_core.memory import Memory
 from ucma_core.progress import ProgressCallback, TerminalProgress, auto_progress
 from ucma_core.protocols import Embedder
 from ucma_core.storage.manifest import Manifest
+from ucma_core.storage.postgres.url import PostgresTarget, is_postgres_url
 
 __all__ = [
     "EXIT_FAILURE",
@@ -137,9 +138,14 @@ def embedder_from_spec(spec: str, recorded: tuple[str, int] | None = None) -> Em
     raise InvalidInputError(f"unknown --embedder {spec!r}; use hashing[:DIM], minilm or openai[:MODEL[:DIM]]")
 
 
-def recorded_embedder(folder: Path) -> tuple[str, int] | None:
-    """The embedder name and dimension ``folder``'s manifest records (``None`` if it has none)."""
-    manifest = Manifest.load(folder)
+def recorded_embedder(folder: str | Path) -> tuple[str, int] | None:
+    """The embedder name and dimension ``folder``'s manifest records (``None`` if it has none);
+    ``folder`` may be a ``postgresql://`` URL (``None`` if the database holds no such memory)."""
+    if is_postgres_url(folder):
+        from ucma_core.storage.postgres.backend import recorded_embedder as recorded_in_database
+
+        return recorded_in_database(PostgresTarget.parse(str(folder)))
+    manifest = Manifest.load(Path(folder))
     return None if manifest is None else (manifest.embedder_name, manifest.dimension)
 
 
@@ -175,12 +181,19 @@ def settings_of(args: argparse.Namespace) -> Settings:
 def open_memory(
     path: str | Path, *, embedder: str | None = None, settings: Settings | None = None
 ) -> Iterator[Memory]:
-    """Open an existing memory folder (see the module docstring for the checks) with the
-    configuration and provider of ``settings`` and close it after."""
-    folder = Path(path)
-    problems = check_folder(folder)
-    if problems:
-        raise ConfigurationError(problems[0])
+    """Open an existing memory folder (see the module docstring for the checks), or an existing
+    memory in PostgreSQL named by a ``postgresql://`` URL (its Chroma server comes from the
+    ``--config`` file's ``[chroma]`` table), with the configuration and provider of
+    ``settings`` and close it after."""
+    folder: str | Path = path
+    if is_postgres_url(path):
+        if recorded_embedder(path) is None:
+            raise ConfigurationError(f"no memory {PostgresTarget.parse(str(path)).display} in that database")
+    else:
+        folder = Path(path)
+        problems = check_folder(folder)
+        if problems:
+            raise ConfigurationError(problems[0])
     chosen = None if embedder is None else embedder_from_spec(embedder, recorded_embedder(folder))
     options = (settings or Settings()).memory_options()
     try:

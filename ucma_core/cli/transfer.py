@@ -15,6 +15,7 @@ from ucma_core.cli.common import (
     add_command,
     embedder_from_spec,
     open_memory,
+    recorded_embedder,
     settings_of,
 )
 from ucma_core.cli.settings import Settings
@@ -23,6 +24,7 @@ from ucma_core.errors import ConfigurationError
 from ucma_core.memory import Memory
 from ucma_core.portable import export_memory, import_memory, read_header
 from ucma_core.protocols import Embedder
+from ucma_core.storage.postgres.url import is_postgres_url
 
 __all__ = ["register"]
 
@@ -31,7 +33,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     export = add_command(
         commands, "export", parents=[common], run=_export, help="write a folder to a portable JSON-lines file"
     )
-    export.add_argument("path", help="the memory folder")
+    export.add_argument("path", help="the memory folder, or a postgresql:// URL")
     export.add_argument("file", help="the file to write (.jsonl), or - for stdout")
     export.add_argument(
         "--no-vectors", action="store_true", help="leave the embeddings out (smaller; every import re-embeds)"
@@ -42,7 +44,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         commands, "import", parents=[common], run=_import, help="load an export file into a folder"
     )
     imp.add_argument("file", help="a file written by ucma export")
-    imp.add_argument("path", help="the memory folder (created if missing)")
+    imp.add_argument("path", help="the memory folder (created if missing), or a postgresql:// URL (the same)")
     imp.add_argument(
         "--embedder",
         help="embedder of a new folder: hashing[:DIM], minilm, openai[:MODEL[:DIM]] "
@@ -77,10 +79,11 @@ def _export(args: argparse.Namespace, out: Output) -> int:
 
 
 @contextmanager
-def _new_memory(folder: Path, embedder: Embedder, settings: Settings) -> Iterator[Memory]:
+def _new_memory(folder: str | Path, embedder: Embedder, settings: Settings) -> Iterator[Memory]:
     """A new memory folder that is removed again if the import into it fails, so an import into
-    a new folder is all or nothing."""
-    created = not folder.exists()
+    a new folder is all or nothing. A new memory in PostgreSQL stays (run the import again:
+    the records already there are skipped)."""
+    created = isinstance(folder, Path) and not folder.exists()
     memory = Memory(folder, embedder=embedder, **settings.memory_options())
     done = False
     try:
@@ -111,14 +114,18 @@ def _import(args: argparse.Namespace, out: Output) -> int:
     interrupted import can simply be run again). The records keep their ids, fields and
     retention state; the graph edges are restored with their weights. A folder whose
     embedder differs from the file's gets the content embedded again."""
-    file, folder = Path(args.file), Path(args.path)
+    file = Path(args.file)
+    folder: str | Path = args.path if is_postgres_url(args.path) else Path(args.path)
     header = read_header(file)
-    existing = folder.exists() and (folder / "ucma.json").exists()
+    if isinstance(folder, Path):
+        existing = folder.exists() and (folder / "ucma.json").exists()
+    else:
+        existing = recorded_embedder(folder) is not None
     context: AbstractContextManager[Memory]
     if existing:
         context = open_memory(folder, embedder=args.embedder, settings=settings_of(args))
     else:
-        if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        if isinstance(folder, Path) and folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
             raise ConfigurationError(
                 f"{folder} exists and is not a UCMA memory folder; import into a new folder"
             )

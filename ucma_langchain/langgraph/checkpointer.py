@@ -22,6 +22,15 @@ the format, the queries and their fixes stay LangGraph's. This class adds on top
 * clear UCMA errors for bad input (a thread id that is not a str, a value the
   serializer refuses) and for a full disk (``DiskFullError``).
 
+With a memory in PostgreSQL (``memory.postgres`` is not ``None``) the checkpoints are
+kept by LangGraph's ``PostgresSaver`` (``langgraph-checkpoint-postgres``) in the memory's
+own database and schema, and the outbox and thread records are tables beside them
+(:mod:`~ucma_langchain.langgraph.checkpoint_pg`): the outbox entry is written in the
+transaction that stores the checkpoint, as on SQLite, so every guarantee above holds for
+any number of worker processes sharing the memory. A worker that opens the checkpointer
+replays the whole outbox, including entries another live worker is storing; message ids
+make the second store a no-op.
+
 The async methods run the same sync code in a worker thread (as
 :class:`~ucma_core.Memory` does), so both paths share one connection, one lock
 and one behaviour.
@@ -63,7 +72,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from ucma_core import Memory
 from ucma_core.attachments import file_error
 from ucma_core.conversation import UNSET, Unset, bind, stated_user
-from ucma_core.errors import ClosedMemoryError, InvalidInputError
+from ucma_core.errors import ClosedMemoryError, InvalidInputError, StorageError
 from ucma_langchain.langgraph import checkpoint_sql
 from ucma_langchain.langgraph.mirror import MessageMirror
 from ucma_langchain.langgraph.scope import RunScope, ScopeKeys, check_thread_id, scope_from_config
@@ -180,18 +189,39 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
         self.user_id = user_id
         self.messages_key = messages_key
         self.scope_keys = scope_keys or ScopeKeys()
-        self.path = Path(path) if path is not None else memory.path / CHECKPOINT_FILE
-        stem = "".join(c if c.isalnum() else "-" for c in self.path.stem.lower()).strip("-")[:40] or "db"
-        self._name = ATTACHMENT if stem == "checkpoints" else f"langgraph-{stem}"
-        try:
-            conn = sqlite3.connect(self.path, check_same_thread=False)
-            conn.execute("PRAGMA secure_delete = ON")  # freed pages are zeroed: deleted text is gone
-            checkpoint_sql.setup(conn)
-        except sqlite3.Error as e:
-            raise file_error(
-                e, f"opening the checkpoint database {self.path}", folder=self.path.parent
-            ) from e
-        self._saver = _OutboxSaver(conn, serde=self.serde)
+        target = memory.postgres
+        #: The SQL module for this database (:mod:`checkpoint_sql` or :mod:`checkpoint_pg`).
+        self._q: Any = checkpoint_sql
+        self._errors: tuple[type[BaseException], ...] = (sqlite3.Error,)
+        if target is not None:  # the memory is in PostgreSQL: so are its threads, in its schema
+            if path is not None:
+                raise InvalidInputError(
+                    "path= names a SQLite file, but this memory is in PostgreSQL: its checkpoints are kept "
+                    "in the memory's own database schema; leave path out"
+                )
+            import psycopg
+
+            from ucma_langchain.langgraph import checkpoint_pg
+
+            self._q = checkpoint_pg
+            self._errors = (sqlite3.Error, psycopg.Error)
+            self.path = memory.path
+            self._name = ATTACHMENT
+            # LangGraph's PostgresSaver with the same cursor() / along / lock / conn as _OutboxSaver
+            self._saver: _OutboxSaver = checkpoint_pg.open_saver(target, serde=self.serde)
+        else:
+            self.path = Path(path) if path is not None else memory.path / CHECKPOINT_FILE
+            stem = "".join(c if c.isalnum() else "-" for c in self.path.stem.lower()).strip("-")[:40] or "db"
+            self._name = ATTACHMENT if stem == "checkpoints" else f"langgraph-{stem}"
+            try:
+                conn = sqlite3.connect(self.path, check_same_thread=False)
+                conn.execute("PRAGMA secure_delete = ON")  # freed pages are zeroed: deleted text is gone
+                checkpoint_sql.setup(conn)
+            except sqlite3.Error as e:
+                raise file_error(
+                    e, f"opening the checkpoint database {self.path}", folder=self.path.parent
+                ) from e
+            self._saver = _OutboxSaver(conn, serde=self.serde)
         self._recorded: set[tuple[str, RunScope]] = set()
         self._closed = threading.Event()  # shared with the clones with_allowlist makes
         self._mirror = MessageMirror(
@@ -202,7 +232,8 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
             self._catch_up()
         except BaseException:
             self._mirror.close()
-            conn.close()
+            with self._saver.lock:
+                self._saver.conn.close()
             memory.detach(self)
             raise
 
@@ -212,7 +243,7 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
         if self.messages_key is None:
             return
         with self._saver.cursor(transaction=False) as cur:
-            rows = checkpoint_sql.outbox(cur)
+            rows = self._q.outbox(cur)
         gone = []
         for seq, thread_id, ns, checkpoint_id, scope in rows:
             found = self._saver.get_tuple(
@@ -231,29 +262,35 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
             self._mirror.offer(RunScope(*scope), messages, token=seq)
         if gone:
             with self._saver.cursor() as cur:
-                checkpoint_sql.done(cur, gone)
+                self._q.done(cur, gone)
 
     def _written(self, tokens: list[Hashable]) -> None:
         """The mirror stored these checkpoints' messages: take them out of the outbox."""
         seqs = [t for t in tokens if isinstance(t, int)]
         if seqs:
             with self._sql("marking checkpoints mirrored") as cur:
-                checkpoint_sql.done(cur, seqs)
+                self._q.done(cur, seqs)
 
     @property
     def backlog(self) -> int:
         """Checkpoints whose messages are not yet durable in the memory (0 after :meth:`flush`)."""
         with self._saver.cursor(transaction=False) as cur:
-            return checkpoint_sql.pending_count(cur)
+            return int(self._q.pending_count(cur))
 
     @contextmanager
-    def _sql(self, what: str) -> Iterator[sqlite3.Cursor]:
+    def _sql(self, what: str) -> Iterator[Any]:
         """A transaction on the database; SQLite failures become UCMA storage errors."""
         try:
             with self._saver.cursor() as cur:
                 yield cur
-        except sqlite3.Error as e:
-            raise file_error(e, f"{what} in {self.path}", folder=self.path.parent) from e
+        except self._errors as e:
+            raise self._error(e, what) from e
+
+    def _error(self, e: BaseException, what: str) -> StorageError:
+        """A UCMA storage error for a failure of the checkpoint database."""
+        if isinstance(e, sqlite3.Error):
+            return file_error(e, f"{what} in {self.path}", folder=self.path.parent)
+        return StorageError(f"PostgreSQL failed while {what} ({self.path}): {str(e).strip()}")
 
     # ------------------------------------------------------------------ Attachment
     @property
@@ -262,8 +299,9 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
         return self._name
 
     def files(self) -> Sequence[Path]:
-        """The checkpoint database (SQLite also keeps ``-wal`` and ``-shm`` beside it)."""
-        return (self.path,)
+        """The checkpoint database (SQLite also keeps ``-wal`` and ``-shm`` beside it); none
+        when the memory is in PostgreSQL (the checkpoints are tables in its schema)."""
+        return () if self.memory.postgres is not None else (self.path,)
 
     def forget_user(self, user_id: str) -> None:
         """Delete every thread that ran for ``user_id`` and scrub the database file (called by
@@ -272,8 +310,8 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
         if self._closed.is_set():
             return
         with self._sql("forgetting a user's threads") as cur:
-            threads = checkpoint_sql.user_threads(cur, user_id, self.scope_keys.user_id)
-            checkpoint_sql.delete_threads(cur, threads)
+            threads = self._q.user_threads(cur, user_id, self.scope_keys.user_id)
+            self._q.delete_threads(cur, threads)
         self._scrub()
 
     def forget_session(self, session_id: str, *, user_id: str | None, agent_id: str | None) -> None:
@@ -283,21 +321,32 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
         if self._closed.is_set():
             return
         with self._sql("forgetting a session's threads") as cur:
-            threads = checkpoint_sql.session_threads(cur, session_id, user_id, agent_id)
-            checkpoint_sql.delete_threads(cur, threads)
+            threads = self._q.session_threads(cur, session_id, user_id, agent_id)
+            self._q.delete_threads(cur, threads)
         if threads:
             self._scrub()
 
     def _scrub(self) -> None:
         try:
-            with self._saver.lock:
-                checkpoint_sql.scrub(self._saver.conn)
-        except sqlite3.Error as e:
-            raise file_error(e, f"scrubbing {self.path}", folder=self.path.parent) from e
+            if self._q is checkpoint_sql:
+                with self._saver.lock:
+                    checkpoint_sql.scrub(self._saver.conn)
+            else:
+                with self._saver.cursor(transaction=False) as cur:
+                    self._q.scrub(cur)
+        except self._errors as e:
+            raise self._error(e, "scrubbing the checkpoint tables") from e
 
     def verify(self) -> Sequence[str]:
         """SQLite's quick check of the database (empty when healthy)."""
         if self._closed.is_set():
+            return []
+        if self._q is not checkpoint_sql:
+            try:
+                with self._saver.cursor(transaction=False) as cur:
+                    self._q.pending_count(cur)
+            except self._errors as e:
+                return [f"the checkpoint tables in {self.path}: {str(e).strip()}"]
             return []
         with self._saver.cursor(transaction=False) as cur:
             cur.execute("PRAGMA quick_check")
@@ -434,18 +483,16 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
         self._check_open()
         self.memory.check_space()
         tokens: list[int] = []
-        along: Callable[[sqlite3.Cursor], None] | None = None
+        along: Callable[[Any], None] | None = None
         if scope is not None:
             ns = str(config["configurable"].get("checkpoint_ns", ""))
             mirrored = self.messages_key in new_versions
             if mirrored or (thread_id, scope) not in self._recorded:
 
-                def along(cur: sqlite3.Cursor) -> None:
-                    checkpoint_sql.record_thread(cur, thread_id, scope)
+                def along(cur: Any) -> None:
+                    self._q.record_thread(cur, thread_id, scope)
                     if mirrored:
-                        tokens.append(
-                            checkpoint_sql.enqueue(cur, thread_id, ns, str(checkpoint["id"]), scope)
-                        )
+                        tokens.append(self._q.enqueue(cur, thread_id, ns, str(checkpoint["id"]), scope))
 
         self._saver.along.fn = along  # committed in the checkpoint's own transaction
         try:
@@ -455,10 +502,8 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
                 f"checkpoint {checkpoint.get('id')!r} of thread {thread_id!r} cannot be serialised: {e}; "
                 "keep state values to JSON-like data, LangChain messages, dataclasses or pydantic models"
             ) from e
-        except sqlite3.Error as e:
-            raise file_error(
-                e, f"storing a checkpoint of thread {thread_id!r}", folder=self.path.parent
-            ) from e
+        except self._errors as e:
+            raise self._error(e, f"storing a checkpoint of thread {thread_id!r}") from e
         finally:
             pending, self._saver.along.fn = self._saver.along.fn, None
         if pending is not None:  # a SqliteSaver that stored without its cursor(): record it now
@@ -488,10 +533,8 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
             raise InvalidInputError(
                 f"a pending write of task {task_id!r} in thread {thread_id!r} cannot be serialised: {e}"
             ) from e
-        except sqlite3.Error as e:
-            raise file_error(
-                e, f"storing pending writes of thread {thread_id!r}", folder=self.path.parent
-            ) from e
+        except self._errors as e:
+            raise self._error(e, f"storing pending writes of thread {thread_id!r}") from e
 
     def delete_thread(self, thread_id: str, *, forget_memories: bool = False) -> None:
         """Delete the thread's checkpoints and writes (every namespace).
@@ -510,7 +553,7 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
         if not forget_memories:
             self._mirror.drain()
             with self._sql("deleting a thread") as cur:
-                checkpoint_sql.delete_threads(cur, [thread_id])
+                self._q.delete_threads(cur, [thread_id])
             return
         for scope in self._thread_scopes(thread_id):
             self._mirror.forget(scope)
@@ -519,7 +562,7 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
                     scope.session_id, user_id=scope.user_id, agent_id=scope.agent_id, scrub=True
                 )
         with self._sql("deleting a thread") as cur:
-            checkpoint_sql.delete_threads(cur, [thread_id])
+            self._q.delete_threads(cur, [thread_id])
         self._scrub()
 
     def _thread_scopes(self, thread_id: str) -> Sequence[RunScope]:
@@ -527,8 +570,8 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
         metadata (LangGraph copies the run's string ``configurable`` values there) for
         checkpoints stored before."""
         with self._saver.cursor(transaction=False) as cur:
-            recorded = checkpoint_sql.thread_scopes(cur, thread_id)
-            blobs = checkpoint_sql.thread_metadata(cur, thread_id)
+            recorded = self._q.thread_scopes(cur, thread_id)
+            blobs = self._q.thread_metadata(cur, thread_id)
         scopes: set[RunScope] = {RunScope(*s) for s in recorded}
         for blob in blobs:
             try:
@@ -551,7 +594,7 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
         """Delete the checkpoints (and their writes) created by these runs."""
         self._check_open()
         with self._saver.cursor() as cur:
-            checkpoint_sql.delete_for_runs(cur, list(run_ids))
+            self._q.delete_for_runs(cur, list(run_ids))
 
     def copy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
         """Copy every checkpoint and write of one thread to another. The copied messages
@@ -559,7 +602,7 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
         source, target = check_thread_id(source_thread_id), check_thread_id(target_thread_id)
         self._check_open()
         with self._saver.cursor() as cur:
-            checkpoint_sql.copy_thread(cur, source, target)
+            self._q.copy_thread(cur, source, target)
 
     def prune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
         """``"keep_latest"``: keep each namespace's newest checkpoint; ``"delete"``: delete
@@ -572,6 +615,9 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
         if strategy == "delete":
             for thread_id in ids:
                 self._saver.delete_thread(thread_id)
+            return
+        if self._q is not checkpoint_sql:
+            self._saver.prune(ids, strategy="keep_latest")
             return
         with self._saver.cursor() as cur:
             checkpoint_sql.prune_keep_latest(cur, ids)

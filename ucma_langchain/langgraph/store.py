@@ -11,6 +11,11 @@ entity and graph signals, ranking) inside the namespace prefix.
 Behaviour, as LangGraph documents it for its stores:
 
 * a value is a JSON dict and comes back exactly as it was put;
+* ``search`` with a query ranks items by UCMA's fused retrieval (the order), and
+  each item's ``score`` is the cosine similarity of the query and the item's
+  indexed text under the memory's embedder, as ``InMemoryStore`` reports it: a
+  score threshold means the same across queries and stores (the order of the
+  results need not follow the score);
 * ``search`` without a query lists items in insertion order (``InMemoryStore``'s
   order; items of several namespaces interleave by creation time);
   ``filter`` matches value fields (``$eq``, ``$ne``, ``$gt``, ``$gte``, ``$lt``,
@@ -34,6 +39,7 @@ import threading
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
+import numpy as np
 from langgraph.store.base import (
     NOT_PROVIDED,
     BaseStore,
@@ -316,7 +322,12 @@ class UCMAStore(BaseStore):
     # ------------------------------------------------------------------ batch
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         """Run Store operations: reads first, in order, then the writes (the last write to
-        one item wins), as LangGraph's stores do."""
+        one item wins), as LangGraph's stores do.
+
+        Every op is checked before any runs: an op no store could run (see
+        :mod:`~ucma_langchain.langgraph.ops`) refuses the whole batch and nothing is
+        written. As in LangGraph, the reserved root label ``"langgraph"`` is refused by
+        :meth:`put` only, not here."""
         op_list = list(ops)
         with self._lock:
             self._maybe_sweep()
@@ -416,7 +427,23 @@ class UCMAStore(BaseStore):
         kept = [(r, s) for r, s in kept if r.id in live]
         if op.refresh_ttl:
             self._refresh([r for r, _ in kept], now)
-        return [fields.to_item(r, score=s, search=True) for r, s in kept]  # type: ignore[misc]
+        similarity = self._similarities(op.query, [r for r, s in kept if s is not None])
+        return [
+            fields.to_item(r, score=None if s is None else similarity[r.id], search=True)  # type: ignore[misc]
+            for r, s in kept
+        ]
+
+    def _similarities(self, query: str, records: Sequence[MemoryRecord]) -> dict[str, float]:
+        """The cosine similarity of ``query`` and each record's indexed text under the memory's
+        embedder (the score ``InMemoryStore`` reports), by record id."""
+        if not records:
+            return {}
+        vectors = np.asarray(self.memory.embedder.embed([query, *(r.content for r in records)]), dtype=float)
+        norms = np.linalg.norm(vectors, axis=1)
+        norms[norms == 0] = 1.0
+        unit = vectors / norms[:, None]
+        scores = unit[1:] @ unit[0]
+        return {r.id: float(score) for r, score in zip(records, scores, strict=True)}
 
     def _ranked(self, op: SearchOp, want: int) -> list[tuple[MemoryRecord, float]]:
         """Indexed items under the prefix ranked by UCMA retrieval, filtered, best first."""

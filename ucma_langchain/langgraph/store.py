@@ -80,6 +80,7 @@ STORE_SESSION = "langgraph-store"
 
 _PAGE = 500
 _MAX_K = 1000
+_WRITE_CHUNK = 2048  # new items per observe_many call
 
 
 def _matches_path(namespace: tuple[str, ...], condition: MatchCondition) -> bool:
@@ -209,7 +210,7 @@ class UCMAStore(BaseStore):
                 out.append(record)
         return out
 
-    def _write(
+    def _fields(
         self,
         namespace: tuple[str, ...],
         key: str,
@@ -220,7 +221,8 @@ class UCMAStore(BaseStore):
         indexed_text: str,
         ttl: float | None,
         now: float,
-    ) -> None:
+    ) -> dict[str, Any]:
+        """The arguments of ``Memory.upsert`` (and of an ``observe_many`` item) for one item."""
         scope = self._scope(namespace)
         indexed = bool(indexed_text.strip())
         limit = self.memory.config.max_content_chars
@@ -241,18 +243,21 @@ class UCMAStore(BaseStore):
             self._has_ttl = True
             metadata[fields.TTL] = ttl
             metadata[fields.EXPIRES] = now + ttl * 60.0
-        self.memory.upsert(
-            item_key(namespace, key),
-            content,
-            source=self.source,
-            user_id=scope.user_id,
-            agent_id=scope.agent_id,
-            session_id=STORE_SESSION,
-            timestamp=created,
-            metadata=metadata,
-            tags=prefix_tags(namespace),
-            importance=self.importance,
-        )
+        return {
+            "key": item_key(namespace, key),
+            "content": content,
+            "source": self.source,
+            "user_id": scope.user_id,
+            "agent_id": scope.agent_id,
+            "session_id": STORE_SESSION,
+            "timestamp": created,
+            "metadata": metadata,
+            "tags": prefix_tags(namespace),
+            "importance": self.importance,
+        }
+
+    def _write(self, namespace: tuple[str, ...], key: str, value: dict[str, Any], **how: Any) -> None:
+        self.memory.upsert(**self._fields(namespace, key, value, **how))
 
     def _refresh(self, records: Sequence[MemoryRecord], now: float) -> None:
         """Restart the TTL of these records (reads refresh unless told not to)."""
@@ -344,8 +349,10 @@ class UCMAStore(BaseStore):
                 else:
                     writes[(op.namespace, op.key)] = op  # the last write wins, at the first one's place
                     results.append(None)
-            for op in writes.values():
-                self._put(op)
+            fresh = [item for op in writes.values() if (item := self._put(op)) is not None]
+            for start in range(0, len(fresh), _WRITE_CHUNK):
+                # new items in bulk: one embedding batch and one write per chunk
+                self.memory.observe_many(fresh[start : start + _WRITE_CHUNK], keep=True)
             return results
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
@@ -364,20 +371,22 @@ class UCMAStore(BaseStore):
             self._refresh([record], now)
         return fields.to_item(record)
 
-    def _put(self, op: PutOp) -> None:
+    def _put(self, op: PutOp) -> dict[str, Any] | None:
+        """Delete or update the item now; for a new item, return what to write (the batch
+        writes new items together)."""
         existing = self._record(op.namespace, op.key)
         now = self.memory.now()
         if op.value is None:
             if existing is not None:
                 self.memory.forget(existing.id)
-            return
+            return None
         if existing is not None and self._expired(existing, now):
             self.memory.forget(existing.id)
             existing = None
         stamp = self._stamp()
         created = float(existing.metadata[fields.CREATED]) if existing is not None else stamp
         paths = self.index_fields if op.index is None else ([] if op.index is False else list(op.index))
-        self._write(
+        item = self._fields(
             op.namespace,
             op.key,
             dict(op.value),
@@ -387,6 +396,10 @@ class UCMAStore(BaseStore):
             ttl=op.ttl,
             now=now,
         )
+        if existing is None:
+            return item
+        self.memory.upsert(**item)
+        return None
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
         now = self.memory.now()

@@ -184,13 +184,14 @@ def to_turns(messages: Iterable[MessageLikeRepresentation]) -> list[ChatTurn]:
     return [turn for turn in map(to_turn, converted) if turn is not None]
 
 
-def from_episode(record: MemoryRecord) -> BaseMessage:
+def from_episode(record: MemoryRecord, *, fill_id: bool = True) -> BaseMessage:
     """The LangChain message for a stored chat turn (the inverse of :func:`to_turn`).
 
     The role, message id and name come from what the turn was stored with (see
     :meth:`ucma_core.conversation.ChatTurn.from_record`; a memory stored some other way
-    reads by its ``source``); the id is the original message id, or the memory id when
-    the turn had none.
+    reads by its ``source``); the id is the original message id, or, for a turn stored
+    without one, the memory id (``fill_id=False``: ``None``, the message exactly as it
+    was added, as LangChain's chat histories return it).
 
     Examples:
         >>> import tempfile
@@ -204,7 +205,7 @@ def from_episode(record: MemoryRecord) -> BaseMessage:
     """
     turn = ChatTurn.from_record(record)
     meta = turn.metadata
-    message_id = turn.message_id or record.id
+    message_id = turn.message_id or (record.id if fill_id else None)
     if turn.role == "assistant":
         calls = meta.get("tool_calls") or []
         return AIMessage(
@@ -227,6 +228,6 @@ def from_episode(record: MemoryRecord) -> BaseMessage:
     return HumanMessage(content=turn.text, id=message_id, name=turn.name)
 
 
-def from_episodes(records: Iterable[MemoryRecord]) -> list[BaseMessage]:
+def from_episodes(records: Iterable[MemoryRecord], *, fill_id: bool = True) -> list[BaseMessage]:
     """:func:`from_episode` for each record, in order."""
-    return [from_episode(r) for r in records]
+    return [from_episode(r, fill_id=fill_id) for r in records]

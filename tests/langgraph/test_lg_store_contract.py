@@ -433,3 +433,25 @@ def test_a_threshold_drops_an_unrelated_lone_item_on_both_stores(
         assert related and related[0].score is not None and related[0].score > 0.8
         kept.append([i.key for i in [*unrelated, *related] if i.score is not None and i.score >= threshold])
     assert kept[0] == kept[1] == ["tea"]
+
+
+def test_a_large_batch_of_new_updated_and_deleted_items(stores: tuple[BaseStore, UCMAStore]) -> None:
+    """New items are written in bulk, updates and deletes one by one: the result is the same."""
+
+    def run(store: BaseStore) -> list[Any]:
+        store.put(("bulk", "ana"), "old", {"text": "before", "n": -1})
+        store.put(("bulk", "ana"), "gone", {"text": "to delete", "n": -2})
+        ops: list[Any] = [
+            PutOp(("bulk", f"user{n % 3}"), f"k{n}", {"text": f"item {n}", "n": n})  # distinct texts:
+            for n in range(60)  # InMemoryStore fails on one text twice in a batch
+        ]
+        ops += [
+            PutOp(("bulk", "ana"), "old", {"text": "after", "n": 100}),
+            PutOp(("bulk", "ana"), "gone", None),
+        ]
+        ops.append(PutOp(("bulk", "user0"), "k0", {"text": "the last write wins", "n": 0}))
+        store.batch(ops)
+        return sorted(_items(store.search(("bulk",), limit=100)), key=repr)
+
+    got = same(stores, run, lambda r: r)
+    assert len(got) == 61

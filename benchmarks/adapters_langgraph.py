@@ -30,6 +30,13 @@ the same ``HashingEmbedder``) and to ``UCMAStore``; then ``get``, a filtered
 listing, and ``--queries`` query searches (limit 10) on each. UCMA's query search
 runs its hybrid retrieval (dense, keyword, entity and graph signals, ranking), so
 it does more work than the reference's cosine scan; the ratio shows what it costs.
+
+**Bulk Store writes.** ``--bulk`` items (default 10,000) written by one
+``UCMAStore.batch`` of ``PutOp`` s with the memory's default embedder (the local
+MiniLM model) and with ``HashingEmbedder`` (what the store and the core cost
+without the model), timed end to end (embedding, the Chroma write, the journal),
+with the same batch on ``InMemoryStore`` embedding with the same model for
+reference. ``--bulk-only`` runs just this part; ``--bulk-embedders hashing`` picks.
 """
 
 from __future__ import annotations
@@ -51,11 +58,12 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver, Checkpoint, CheckpointMetadata, empty_checkpoint
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+from langgraph.store.base import PutOp
 from langgraph.store.memory import InMemoryStore
 
 from benchmarks.chat_corpus import make_items, make_queries
 from ucma_core import Memory
-from ucma_core.embedders import HashingEmbedder
+from ucma_core.embedders import HashingEmbedder, LocalMiniLMEmbedder
 from ucma_langchain.langgraph import UCMACheckpointer, UCMAStore
 
 Row = tuple[str, float, float]
@@ -236,6 +244,49 @@ def bench_store(n_items: int, n_queries: int) -> list[Row]:
     return [(op, times["ref"][op], times["ucma"][op]) for op in times["ref"]]
 
 
+def _bulk_run(ops: list[PutOp], embedder: str) -> tuple[float, float, str]:
+    """Seconds for one ``batch`` of ``ops`` on UCMAStore and on InMemoryStore (the same model,
+    outside UCMA's cache), and the embedder's name."""
+    with tempfile.TemporaryDirectory() as tmp:
+        chosen = HashingEmbedder() if embedder == "hashing" else None
+        with Memory(Path(tmp) / "memory", embedder=chosen) as mem:
+            mem.embedder.embed(["warm up the model"])
+            store = UCMAStore(mem, index={"fields": ["text"]})
+            t0 = time.perf_counter()
+            store.batch(ops)
+            ucma = time.perf_counter() - t0
+            assert len(store.search(("memories",), limit=len(ops) + 1)) == len(ops)
+            embed = HashingEmbedder().embed if embedder == "hashing" else LocalMiniLMEmbedder().embed
+            reference = InMemoryStore(
+                index={"dims": mem.embedder.dimension, "embed": embed, "fields": ["text"]}
+            )
+            t0 = time.perf_counter()
+            reference.batch(ops)
+            return ucma, time.perf_counter() - t0, mem.embedder.name
+
+
+def bench_bulk(n_items: int, embedders: Sequence[str]) -> str:
+    """One ``batch`` of ``n_items`` puts per embedder (``default``, ``hashing``); a Markdown table."""
+    ops = [
+        PutOp(("memories", f"user{n % 10}"), f"k{n}", {"text": item.text, "n": n})
+        for n, item in enumerate(make_items(n_items))
+    ]
+    lines = [
+        f"Bulk: one batch of {n_items:,} puts.",
+        "",
+        "| store | embedder | seconds | items/s |",
+        "|---|---|---:|---:|",
+    ]
+    for embedder in embedders:
+        ucma, ref, name = _bulk_run(ops, embedder)
+        lines += [
+            f"| InMemoryStore (same model) | {name} | {ref:.1f} | {n_items / ref:,.0f} |",
+            f"| UCMAStore.batch | {name} | {ucma:.1f} | {n_items / ucma:,.0f} |",
+        ]
+        print(lines[-2], lines[-1], sep="\n", flush=True)
+    return "\n".join(lines)
+
+
 # --------------------------------------------------------------------------- report
 def _ms(seconds: float) -> str:
     return f"{seconds * 1000:.3f}"
@@ -267,10 +318,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--items", type=int, default=1000)
     parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--bulk", type=int, default=10_000)
+    parser.add_argument("--bulk-only", action="store_true")
+    parser.add_argument("--bulk-embedders", default="default,hashing")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
-    checkpoint_rows, flush = bench_checkpoints(args.turns, args.rounds)
-    report = table([*checkpoint_rows, *bench_store(args.items, args.queries)], flush, args)
+    bulk = bench_bulk(args.bulk, args.bulk_embedders.split(",")) if args.bulk else ""
+    if args.bulk_only:
+        report = bulk
+    else:
+        checkpoint_rows, flush = bench_checkpoints(args.turns, args.rounds)
+        report = table([*checkpoint_rows, *bench_store(args.items, args.queries)], flush, args)
+        report += "\n\n" + bulk if bulk else ""
     print(report)
     if args.out:
         args.out.write_text(report + "\n", encoding="utf-8")

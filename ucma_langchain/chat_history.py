@@ -20,10 +20,14 @@ class UCMAChatMessageHistory(BaseChatMessageHistory):
 
     Messages come back in the order they were added, also after a restart, from
     any process that opens the same memory folder; each one is also a memory that
-    ``remember`` and the retriever can recall. A message with an id is stored once,
-    however often it is added. Messages are converted as :mod:`ucma_langchain.messages`
-    describes: text parts are kept (other content blocks are listed in the metadata),
-    tool calls and tool results keep their ids, and empty messages are skipped.
+    ``remember`` and the retriever can recall. A message comes back equal to the one
+    added (a message added without an id comes back without one, as with LangChain's
+    ``InMemoryChatMessageHistory``). A message with an id is stored once, however often
+    it is added (its id is the memory's idempotency key); one without an id is stored
+    each time it is added, as the in-memory history appends it. Messages are converted
+    as :mod:`ucma_langchain.messages` describes: text parts are kept (other content
+    blocks are listed in the metadata), tool calls and tool results keep their ids,
+    and empty messages are skipped.
 
     Works anywhere LangChain takes a ``BaseChatMessageHistory``, such as
     ``RunnableWithMessageHistory(chain, lambda session_id:
@@ -71,10 +75,10 @@ class UCMAChatMessageHistory(BaseChatMessageHistory):
     @property
     def messages(self) -> list[BaseMessage]:  # type: ignore[override]
         """The session's messages, oldest first."""
-        return from_episodes(self.view.history(limit=self.limit))
+        return from_episodes(self.view.history(limit=self.limit), fill_id=False)
 
     async def aget_messages(self) -> list[BaseMessage]:
-        return from_episodes(await self.view.ahistory(limit=self.limit))
+        return from_episodes(await self.view.ahistory(limit=self.limit), fill_id=False)
 
     def add_messages(self, messages: Sequence[BaseMessage]) -> None:
         """Store messages at the end of the session (one write for all of them)."""

@@ -192,13 +192,14 @@ def to_turns(messages: Iterable[MessageLikeRepresentation]) -> list[ChatTurn]:
     return [turn for turn in map(to_turn, converted) if turn is not None]
 
 
-def from_episode(record: MemoryRecord) -> BaseMessage:
+def from_episode(record: MemoryRecord, *, fill_id: bool = True) -> BaseMessage:
     """The LangChain message for a stored chat turn (the inverse of :func:`to_turn`).
 
     The role, message id and name come from what the turn was stored with (see
     :meth:`ucma_core.conversation.ChatTurn.from_record`; a memory stored some other way
-    reads by its ``source``); the id is the original message id, or the memory id when
-    the turn had none.
+    reads by its ``source``); the id is the original message id, or, for a turn stored
+    without one, the memory id (``fill_id=False``: ``None``, the message exactly as it
+    was added, as LangChain's chat histories return it).
 
     Examples:
         >>> import tempfile
@@ -210,13 +211,13 @@ def from_episode(record: MemoryRecord) -> BaseMessage:
         >>> (message.type, message.content)
         ('ai', 'hello')
     """
-    return _from_parts([record])
+    return _from_parts([record], fill_id=fill_id)
 
 
-def _from_parts(records: Sequence[MemoryRecord]) -> BaseMessage:
+def _from_parts(records: Sequence[MemoryRecord], *, fill_id: bool = True) -> BaseMessage:
     turn = ChatTurn.from_part_records(records)
     meta = turn.metadata
-    message_id = turn.message_id or records[0].id
+    message_id = turn.message_id or (records[0].id if fill_id else None)
     if turn.role == "assistant":
         calls = meta.get("tool_calls") or []
         return AIMessage(
@@ -239,7 +240,7 @@ def _from_parts(records: Sequence[MemoryRecord]) -> BaseMessage:
     return HumanMessage(content=turn.text, id=message_id, name=turn.name)
 
 
-def from_episodes(records: Iterable[MemoryRecord]) -> list[BaseMessage]:
+def from_episodes(records: Iterable[MemoryRecord], *, fill_id: bool = True) -> list[BaseMessage]:
     """:func:`from_episode` for each record, in order; the parts of a turn stored in parts
     (see :mod:`ucma_core.conversation.parts`) become one message again."""
-    return [_from_parts(group) for group in group_parts(records)]
+    return [_from_parts(group, fill_id=fill_id) for group in group_parts(records)]

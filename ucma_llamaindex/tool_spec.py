@@ -61,6 +61,11 @@ class UCMAToolSpec(BaseToolSpec):
     with a message the model can act on (agents hand it back to the model as the tool's
     output).
 
+    A missing, misspelt or wrongly typed argument gets the same message (the methods take
+    every argument as optional, so a missing one never ends in Python's ``TypeError``):
+    through LlamaIndex's ``call_tool`` / ``acall_tool`` (what its agents use) the model
+    reads ``"Encountered error: recall_memory needs the argument 'query' (...)"``.
+
     Each tool is also a method (``spec.recall_memory(query="...")``, ``await
     spec.arecall_memory(...)``) and ``to_tool_list(spec_functions=["recall_memory"])``
     picks some of them. Arguments a tool does not take (a model inventing ``user_id``)
@@ -99,7 +104,11 @@ class UCMAToolSpec(BaseToolSpec):
 
     # ------------------------------------------------------------------ the tools
     def recall_memory(
-        self, query: str, time_phrase: str | None = None, memory_types: list[str] | None = None, **other: Any
+        self,
+        query: str | None = None,
+        time_phrase: str | None = None,
+        memory_types: list[str] | None = None,
+        **other: Any,
     ) -> str:
         """The memories most worth recalling for ``query`` (optionally in a time, of some types)."""
         return self._call(
@@ -107,11 +116,15 @@ class UCMAToolSpec(BaseToolSpec):
         )
 
     async def arecall_memory(
-        self, query: str, time_phrase: str | None = None, memory_types: list[str] | None = None, **other: Any
+        self,
+        query: str | None = None,
+        time_phrase: str | None = None,
+        memory_types: list[str] | None = None,
+        **other: Any,
     ) -> str:
         """Async :meth:`recall_memory`."""
         return await self._acall(
-            "recall_memory", query=query, time_phrase=time_phrase, memory_types=memory_types
+            "recall_memory", query=query, time_phrase=time_phrase, memory_types=memory_types, **other
         )
 
     def save_memory(
@@ -140,19 +153,19 @@ class UCMAToolSpec(BaseToolSpec):
             "save_memory", content=content, subject=subject, predicate=predicate, object=object, **other
         )
 
-    def forget_memory(self, memory_id: str, **other: Any) -> str:
+    def forget_memory(self, memory_id: str | None = None, **other: Any) -> str:
         """Delete a memory of the bound scope by id."""
         return self._call("forget_memory", memory_id=memory_id, **other)
 
-    async def aforget_memory(self, memory_id: str, **other: Any) -> str:
+    async def aforget_memory(self, memory_id: str | None = None, **other: Any) -> str:
         """Async :meth:`forget_memory`."""
         return await self._acall("forget_memory", memory_id=memory_id, **other)
 
-    def facts_about(self, entity: str, **other: Any) -> str:
+    def facts_about(self, entity: str | None = None, **other: Any) -> str:
         """The current facts about ``entity``."""
         return self._call("facts_about", entity=entity, **other)
 
-    async def afacts_about(self, entity: str, **other: Any) -> str:
+    async def afacts_about(self, entity: str | None = None, **other: Any) -> str:
         """Async :meth:`facts_about`."""
         return await self._acall("facts_about", entity=entity, **other)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from langchain_core.chat_history import BaseChatMessageHistory
-from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.chat_history import BaseChatMessageHistory, InMemoryChatMessageHistory
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
 from langchain_core.runnables.history import RunnableWithMessageHistory
 
@@ -118,3 +118,33 @@ def test_runnable_with_message_history(mem: Memory) -> None:
         "What is my name?",
         "You told me your name is Ana.",
     ]
+
+
+def _round_trip(history: BaseChatMessageHistory) -> list[BaseMessage]:
+    added: list[BaseMessage] = [
+        SystemMessage("be brief"),
+        HumanMessage("Hi, I'm Ana.", name="ana"),
+        AIMessage("Hello Ana!"),
+        HumanMessage("with an id", id="m-1"),
+        AIMessage("", tool_calls=[{"name": "lookup", "args": {"q": "tea"}, "id": "call-1"}]),
+        ToolMessage("green tea", tool_call_id="call-1"),
+    ]
+    history.add_messages(added[:3])
+    history.add_message(added[3])
+    history.add_messages(added[4:])
+    assert history.messages == added  # equal to what was added, ids included (or their absence)
+    return history.messages
+
+
+def test_read_back_equals_what_was_added_as_in_memory(mem: Memory) -> None:
+    reference = _round_trip(InMemoryChatMessageHistory())
+    got = _round_trip(UCMAChatMessageHistory(mem, "s", user_id="ana"))
+    assert got == reference
+    assert [m.id for m in got] == [None, None, None, "m-1", None, None]
+
+
+def test_a_message_with_an_id_is_still_stored_once(mem: Memory) -> None:
+    history = UCMAChatMessageHistory(mem, "s", user_id="ana")
+    history.add_messages([HumanMessage("once", id="m-1"), HumanMessage("no id")])
+    history.add_messages([HumanMessage("once", id="m-1")])
+    assert [(m.content, m.id) for m in history.messages] == [("once", "m-1"), ("no id", None)]

@@ -176,3 +176,25 @@ def test_forget_cannot_reach_another_user(mem: Memory) -> None:
     forget = create_memory_tools(mem, user_id="ana")[2]
     assert call(forget, memory_id=ben_id).artifact == {"forgotten": False}
     assert mem.get(ben_id) is not None  # type: ignore[arg-type]
+
+
+MISSING_OR_WRONG = [
+    ("recall_memory", {}, "query"),
+    ("recall_memory", {"q": "cat"}, "q"),
+    ("recall_memory", {"query": 5}, "query"),
+    ("forget_memory", {}, "memory_id"),
+    ("facts_about", {}, "entity"),
+    ("facts_about", {"entity": ["Ana"]}, "entity"),
+]
+
+
+@pytest.mark.parametrize(("name", "args", "names"), MISSING_OR_WRONG)
+async def test_missing_or_wrong_arguments_are_tool_errors(
+    mem: Memory, name: str, args: dict[str, Any], names: str
+) -> None:
+    """Sync and async: a ToolMessage(status="error") naming the argument, never a Python TypeError."""
+    tool = next(t for t in create_memory_tools(mem, user_id="ana") if t.name == name)
+    call_ = {"name": name, "args": args, "id": "c1", "type": "tool_call"}
+    for message in (tool.invoke(call_), await tool.ainvoke(call_)):
+        assert isinstance(message, ToolMessage) and message.status == "error"
+        assert names in message.content and "positional argument" not in message.content

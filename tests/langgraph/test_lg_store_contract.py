@@ -10,6 +10,7 @@ its query search is comparable.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from typing import Any
 import pytest
 from langgraph.store.base import BaseStore, GetOp, Item, ListNamespacesOp, MatchCondition, PutOp, SearchOp
 from langgraph.store.memory import InMemoryStore
+from langgraph.store.sqlite import SqliteStore
 
 from ucma_core import Memory
 from ucma_core.embedders import HashingEmbedder
@@ -311,3 +313,145 @@ async def test_async_api_gives_the_same_results(stores: tuple[BaseStore, UCMASto
         await store.adelete(("as", "ana"), "k")
         results.append(_item(await store.aget(("as", "ana"), "k")))
     assert results[:2] == results[2:]
+
+
+def test_a_batch_writes_under_the_reserved_root_as_langgraph_does(
+    stores: tuple[BaseStore, UCMAStore],
+) -> None:
+    """LangGraph refuses the root label "langgraph" in put() only: a batch takes it, and the
+    other writes of the batch are kept."""
+
+    def run(store: BaseStore) -> list[Any]:
+        store.batch(
+            [
+                PutOp(("memories", "ana"), "a", {"v": 1}),
+                PutOp(("langgraph", "internal"), "b", {"v": 2}),
+                PutOp(("memories", "ana"), "c", {"v": 3}),
+            ]
+        )
+        return [
+            store.get(("memories", "ana"), "a"),
+            store.get(("langgraph", "internal"), "b"),
+            store.get(("memories", "ana"), "c"),
+        ]
+
+    got = same(stores, run, _items)
+    assert None not in got
+    for store in stores:
+        with pytest.raises(ValueError, match="langgraph"):
+            store.put(("langgraph", "x"), "k", {"v": 1})
+
+
+# Filters the SQL stores resolve: nested dotted keys and comparisons with every number.
+SQL_VALUES: list[dict[str, Any]] = [
+    {"user": {"access_level": 3, "name": "ana"}, "score": 1.5, "day": "2026-01-05"},
+    {"user": {"access_level": 7, "name": "bo"}, "score": -2, "day": "2026-03-01"},
+    {"user": {"access_level": 5, "name": "carla"}, "score": 1e300, "day": "2025-12-31"},
+]
+
+
+@pytest.fixture
+def sql_stores(tmp_path: Path) -> Iterator[tuple[BaseStore, UCMAStore]]:
+    with SqliteStore.from_conn_string(str(tmp_path / "reference.sqlite")) as reference:
+        reference.setup()
+        with Memory(tmp_path / "memory", embedder=HashingEmbedder()) as mem:
+            yield reference, UCMAStore(mem)
+
+
+@pytest.mark.parametrize(
+    "flt",
+    [
+        {"user.access_level": {"$gte": 5}},
+        {"user.access_level": 3},
+        {"user.name": "bo"},
+        {"user.name": {"$ne": "bo"}},
+        {"user.access_level": {"$gt": 2, "$lt": 7}},
+        {"score": {"$lt": math.inf}},
+        {"score": {"$gt": -math.inf}},
+        {"score": {"$gt": math.inf}},
+        {"score": {"$lte": -math.inf}},
+        {"score": {"$gte": 1e300}},
+        {"user.access_level": {"$lt": math.inf}, "score": {"$gt": 0}},
+        {"day": {"$gte": "2026-01-01"}},
+        {"day": {"$lt": "2026-02-01"}},
+    ],
+)
+def test_filters_match_as_the_sql_stores_resolve_them(
+    sql_stores: tuple[BaseStore, UCMAStore], flt: dict[str, Any]
+) -> None:
+    def run(store: BaseStore) -> list[Any]:
+        for n, value in enumerate(SQL_VALUES):
+            store.put(("f", "ana"), f"k{n}", value)
+        return sorted(item.key for item in store.search(("f",), filter=flt, limit=100))
+
+    got = same(sql_stores, run, lambda keys: keys)
+    assert isinstance(got, list)
+
+
+def test_nested_filters_and_infinities_are_not_empty(sql_stores: tuple[BaseStore, UCMAStore]) -> None:
+    _, store = sql_stores
+    for n, value in enumerate(SQL_VALUES):
+        store.put(("f", "ana"), f"k{n}", value)
+    assert [i.key for i in store.search(("f",), filter={"user.access_level": {"$gte": 5}})] == ["k1", "k2"]
+    assert len(store.search(("f",), filter={"score": {"$lt": math.inf}})) == 3
+    assert store.search(("f",), filter={"score": {"$gt": math.inf}}) == []
+
+
+@pytest.fixture
+def whole_value_stores(tmp_path: Path) -> Iterator[tuple[BaseStore, UCMAStore]]:
+    """Both stores embed the whole value (``"$"``) with the same embedder."""
+    reference = InMemoryStore(index={"dims": HashingEmbedder().dimension, "embed": _embed})
+    with Memory(tmp_path / "memory", embedder=HashingEmbedder()) as mem:
+        yield reference, UCMAStore(mem)
+
+
+def test_scores_are_the_cosine_similarity_the_reference_reports(
+    whole_value_stores: tuple[BaseStore, UCMAStore],
+) -> None:
+    def run(store: BaseStore) -> dict[str, float]:
+        for n, value in enumerate(VALUES):
+            store.put(("s",), f"k{n}", value)
+        found = store.search(("s",), query="Ana drinks green tea", limit=len(VALUES))
+        return {i.key: round(i.score, 6) for i in found if i.score is not None}
+
+    reference, ucma = whole_value_stores
+    expected, got = run(reference), run(ucma)
+    assert got and all(got[k] == expected[k] for k in got)
+    assert max(got, key=lambda k: got[k]) == "k0"
+
+
+def test_a_threshold_drops_an_unrelated_lone_item_on_both_stores(
+    whole_value_stores: tuple[BaseStore, UCMAStore],
+) -> None:
+    threshold = 0.5
+    kept = []
+    for store in whole_value_stores:
+        store.put(("lone",), "tea", {"text": "Ana drinks green tea every morning"})
+        unrelated = store.search(("lone",), query="quarterly tax filing deadline")
+        related = store.search(("lone",), query="Ana drinks green tea every morning")
+        assert all(i.score is not None and i.score < threshold for i in unrelated)
+        assert related and related[0].score is not None and related[0].score > 0.8
+        kept.append([i.key for i in [*unrelated, *related] if i.score is not None and i.score >= threshold])
+    assert kept[0] == kept[1] == ["tea"]
+
+
+def test_a_large_batch_of_new_updated_and_deleted_items(stores: tuple[BaseStore, UCMAStore]) -> None:
+    """New items are written in bulk, updates and deletes one by one: the result is the same."""
+
+    def run(store: BaseStore) -> list[Any]:
+        store.put(("bulk", "ana"), "old", {"text": "before", "n": -1})
+        store.put(("bulk", "ana"), "gone", {"text": "to delete", "n": -2})
+        ops: list[Any] = [
+            PutOp(("bulk", f"user{n % 3}"), f"k{n}", {"text": f"item {n}", "n": n})  # distinct texts:
+            for n in range(60)  # InMemoryStore fails on one text twice in a batch
+        ]
+        ops += [
+            PutOp(("bulk", "ana"), "old", {"text": "after", "n": 100}),
+            PutOp(("bulk", "ana"), "gone", None),
+        ]
+        ops.append(PutOp(("bulk", "user0"), "k0", {"text": "the last write wins", "n": 0}))
+        store.batch(ops)
+        return sorted(_items(store.search(("bulk",), limit=100)), key=repr)
+
+    got = same(stores, run, lambda r: r)
+    assert len(got) == 61

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from llama_index.core.tools import FunctionTool
+from llama_index.core.tools.calling import acall_tool, call_tool
 
 from ucma_core import Memory
 from ucma_core.errors import InvalidInputError
@@ -93,3 +95,25 @@ def test_schema_model_builds_pydantic_models_from_json_schemas() -> None:
     assert model(name="x").model_dump() == {"name": "x", "kinds": None, "n": None}
     schema = model.model_json_schema()
     assert schema["required"] == ["name"] and schema["properties"]["name"]["description"] == "who"
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "says"),
+    [
+        ("recall_memory", {}, "recall_memory needs the argument 'query'"),
+        ("recall_memory", {"q": "cat"}, "unknown argument(s) q"),
+        ("recall_memory", {"query": 5}, "query must be a non-empty string"),
+        ("forget_memory", {}, "forget_memory needs the argument 'memory_id'"),
+        ("facts_about", {}, "facts_about needs the argument 'entity'"),
+        ("facts_about", {"entity": ["Ana"]}, "entity must be a non-empty string"),
+    ],
+)
+async def test_missing_or_wrong_arguments_reach_the_model_as_tool_output(
+    mem: Memory, name: str, args: dict[str, Any], says: str
+) -> None:
+    """Through call_tool / acall_tool (what LlamaIndex agents use): an error output saying
+    what is wrong, never Python's ``missing 1 required positional argument``."""
+    tool = next(t for t in UCMAToolSpec(mem, user_id="ana").to_tool_list() if t.metadata.name == name)
+    for output in (call_tool(tool, args), await acall_tool(tool, args)):
+        assert output.is_error
+        assert says in output.content and "positional argument" not in output.content

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+import operator
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
@@ -41,6 +42,7 @@ __all__ = [
     "check_filter",
     "check_value",
     "encode_value",
+    "field_value",
     "indexed_text",
     "stored_value",
     "to_item",
@@ -140,14 +142,15 @@ def check_filter(filter: object) -> dict[str, Any]:
 
 
 def _number(value: object) -> float | None:
-    if isinstance(value, (int, float, str)) and not isinstance(value, bool):
-        try:
-            number = float(value)
-        except ValueError:
-            return None
-        return number if math.isfinite(number) else None
+    """A number to compare: ints, floats (±inf included), bools and numeric strings."""
     if isinstance(value, bool):
         return float(value)
+    if isinstance(value, (int, float, str)):
+        try:
+            number = float(value)
+        except (ValueError, OverflowError):
+            return None
+        return None if math.isnan(number) else number
     return None
 
 
@@ -157,9 +160,11 @@ def _operator(actual: object, op: str, operand: object) -> bool:
     if op == "$ne":
         return actual != operand
     a, b = _number(actual), _number(operand)
-    if a is None or b is None:
-        return False
-    return {"$gt": a > b, "$gte": a >= b, "$lt": a < b, "$lte": a <= b}[op]
+    compare = {"$gt": operator.gt, "$gte": operator.ge, "$lt": operator.lt, "$lte": operator.le}[op]
+    if a is not None and b is not None:
+        return bool(compare(a, b))
+    # two non-numeric strings compare as text, as the SQL stores do
+    return isinstance(actual, str) and isinstance(operand, str) and bool(compare(actual, operand))
 
 
 def _matches(actual: object, condition: object) -> bool:
@@ -176,12 +181,34 @@ def _matches(actual: object, condition: object) -> bool:
     return actual == condition
 
 
+def field_value(value: Mapping[str, Any], field: str) -> object:
+    """The value a filter ``field`` names: the top-level key if the value has it, else a
+    dotted path into nested dicts (``"user.access_level"``), as LangGraph's SQL stores read
+    it; ``None`` when absent.
+
+    Examples:
+        >>> field_value({"user": {"access_level": 3}}, "user.access_level")
+        3
+        >>> field_value({"a.b": 1, "a": {"b": 2}}, "a.b"), field_value({"a": 1}, "a.b")
+        (1, None)
+    """
+    if field in value or "." not in field:
+        return value.get(field)
+    current: object = value
+    for part in field.split("."):
+        if not isinstance(current, Mapping):
+            return None
+        current = current.get(part)
+    return current
+
+
 def value_matches(value: Mapping[str, Any], filter: Mapping[str, Any]) -> bool:
-    """Whether a value passes a search filter, as LangGraph's stores read it: a plain
-    value is equality (nested dicts match field by field, lists element by element),
-    an operator dict compares (``$gt`` … numerically; a missing or non-numeric field
-    does not match)."""
-    return all(_matches(value.get(field), condition) for field, condition in filter.items())
+    """Whether a value passes a search filter, as LangGraph's stores read it: a field is a
+    top-level key or a dotted path (:func:`field_value`); a plain value is equality (nested
+    dicts match field by field, lists element by element), an operator dict compares
+    (``$gt`` … numerically, ``±inf`` included; two non-numeric strings as text; a missing
+    field, ``None`` or NaN does not match)."""
+    return all(_matches(field_value(value, field), condition) for field, condition in filter.items())
 
 
 def _when(epoch: float) -> datetime:

@@ -1,4 +1,9 @@
-"""Checking Store operations before any of a batch runs (so one bad op stores nothing).
+"""Checking Store operations before any of a batch runs.
+
+An op no store could run (a value JSON cannot carry, an unknown filter operator, a
+negative limit) refuses its whole batch before anything is written, so the caller
+never gets a half-applied batch. Ops LangGraph's stores take in ``batch`` are taken
+here too (a put under the root label ``"langgraph"``, which only ``put()`` refuses).
 
 Each check raises :class:`~ucma_core.errors.InvalidInputError` (namespaces:
 :class:`~ucma_langchain.langgraph.namespaces.InvalidNamespaceError`) saying what was
@@ -82,7 +87,9 @@ def check_op(op: Op, scope_of: Callable[[tuple[str, ...]], NamespaceScope]) -> O
     if isinstance(op, GetOp):
         return GetOp(check_namespace(op.namespace), _key(op.key), op.refresh_ttl)
     if isinstance(op, PutOp):
-        namespace = check_namespace(op.namespace, writing=op.value is not None)
+        # The reserved root "langgraph" is refused by put() only, as in LangGraph's stores:
+        # batch() takes it (LangGraph's own code writes there through batch).
+        namespace = check_namespace(op.namespace)
         user, agent = scope_of(namespace)
         check_scope_id(user, f"the user id the namespace rule read from {namespace!r}")
         check_scope_id(agent, f"the agent id the namespace rule read from {namespace!r}")

@@ -11,6 +11,11 @@ entity and graph signals, ranking) inside the namespace prefix.
 Behaviour, as LangGraph documents it for its stores:
 
 * a value is a JSON dict and comes back exactly as it was put;
+* ``search`` with a query ranks items by UCMA's fused retrieval (the order), and
+  each item's ``score`` is the cosine similarity of the query and the item's
+  indexed text under the memory's embedder, as ``InMemoryStore`` reports it: a
+  score threshold means the same across queries and stores (the order of the
+  results need not follow the score);
 * ``search`` without a query lists items in insertion order (``InMemoryStore``'s
   order; items of several namespaces interleave by creation time);
   ``filter`` matches value fields (``$eq``, ``$ne``, ``$gt``, ``$gte``, ``$lt``,
@@ -34,6 +39,7 @@ import threading
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
+import numpy as np
 from langgraph.store.base import (
     NOT_PROVIDED,
     BaseStore,
@@ -74,6 +80,7 @@ STORE_SESSION = "langgraph-store"
 
 _PAGE = 500
 _MAX_K = 1000
+_WRITE_CHUNK = 2048  # new items per observe_many call
 
 
 def _matches_path(namespace: tuple[str, ...], condition: MatchCondition) -> bool:
@@ -203,7 +210,7 @@ class UCMAStore(BaseStore):
                 out.append(record)
         return out
 
-    def _write(
+    def _fields(
         self,
         namespace: tuple[str, ...],
         key: str,
@@ -214,7 +221,8 @@ class UCMAStore(BaseStore):
         indexed_text: str,
         ttl: float | None,
         now: float,
-    ) -> None:
+    ) -> dict[str, Any]:
+        """The arguments of ``Memory.upsert`` (and of an ``observe_many`` item) for one item."""
         scope = self._scope(namespace)
         indexed = bool(indexed_text.strip())
         limit = self.memory.config.max_content_chars
@@ -235,18 +243,21 @@ class UCMAStore(BaseStore):
             self._has_ttl = True
             metadata[fields.TTL] = ttl
             metadata[fields.EXPIRES] = now + ttl * 60.0
-        self.memory.upsert(
-            item_key(namespace, key),
-            content,
-            source=self.source,
-            user_id=scope.user_id,
-            agent_id=scope.agent_id,
-            session_id=STORE_SESSION,
-            timestamp=created,
-            metadata=metadata,
-            tags=prefix_tags(namespace),
-            importance=self.importance,
-        )
+        return {
+            "key": item_key(namespace, key),
+            "content": content,
+            "source": self.source,
+            "user_id": scope.user_id,
+            "agent_id": scope.agent_id,
+            "session_id": STORE_SESSION,
+            "timestamp": created,
+            "metadata": metadata,
+            "tags": prefix_tags(namespace),
+            "importance": self.importance,
+        }
+
+    def _write(self, namespace: tuple[str, ...], key: str, value: dict[str, Any], **how: Any) -> None:
+        self.memory.upsert(**self._fields(namespace, key, value, **how))
 
     def _refresh(self, records: Sequence[MemoryRecord], now: float) -> None:
         """Restart the TTL of these records (reads refresh unless told not to)."""
@@ -316,7 +327,12 @@ class UCMAStore(BaseStore):
     # ------------------------------------------------------------------ batch
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         """Run Store operations: reads first, in order, then the writes (the last write to
-        one item wins), as LangGraph's stores do."""
+        one item wins), as LangGraph's stores do.
+
+        Every op is checked before any runs: an op no store could run (see
+        :mod:`~ucma_langchain.langgraph.ops`) refuses the whole batch and nothing is
+        written. As in LangGraph, the reserved root label ``"langgraph"`` is refused by
+        :meth:`put` only, not here."""
         op_list = list(ops)
         with self._lock:
             self._maybe_sweep()
@@ -333,8 +349,10 @@ class UCMAStore(BaseStore):
                 else:
                     writes[(op.namespace, op.key)] = op  # the last write wins, at the first one's place
                     results.append(None)
-            for op in writes.values():
-                self._put(op)
+            fresh = [item for op in writes.values() if (item := self._put(op)) is not None]
+            for start in range(0, len(fresh), _WRITE_CHUNK):
+                # new items in bulk: one embedding batch and one write per chunk
+                self.memory.observe_many(fresh[start : start + _WRITE_CHUNK], keep=True)
             return results
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
@@ -353,20 +371,22 @@ class UCMAStore(BaseStore):
             self._refresh([record], now)
         return fields.to_item(record)
 
-    def _put(self, op: PutOp) -> None:
+    def _put(self, op: PutOp) -> dict[str, Any] | None:
+        """Delete or update the item now; for a new item, return what to write (the batch
+        writes new items together)."""
         existing = self._record(op.namespace, op.key)
         now = self.memory.now()
         if op.value is None:
             if existing is not None:
                 self.memory.forget(existing.id)
-            return
+            return None
         if existing is not None and self._expired(existing, now):
             self.memory.forget(existing.id)
             existing = None
         stamp = self._stamp()
         created = float(existing.metadata[fields.CREATED]) if existing is not None else stamp
         paths = self.index_fields if op.index is None else ([] if op.index is False else list(op.index))
-        self._write(
+        item = self._fields(
             op.namespace,
             op.key,
             dict(op.value),
@@ -376,6 +396,10 @@ class UCMAStore(BaseStore):
             ttl=op.ttl,
             now=now,
         )
+        if existing is None:
+            return item
+        self.memory.upsert(**item)
+        return None
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
         now = self.memory.now()
@@ -416,7 +440,23 @@ class UCMAStore(BaseStore):
         kept = [(r, s) for r, s in kept if r.id in live]
         if op.refresh_ttl:
             self._refresh([r for r, _ in kept], now)
-        return [fields.to_item(r, score=s, search=True) for r, s in kept]  # type: ignore[misc]
+        similarity = self._similarities(op.query, [r for r, s in kept if s is not None])
+        return [
+            fields.to_item(r, score=None if s is None else similarity[r.id], search=True)  # type: ignore[misc]
+            for r, s in kept
+        ]
+
+    def _similarities(self, query: str, records: Sequence[MemoryRecord]) -> dict[str, float]:
+        """The cosine similarity of ``query`` and each record's indexed text under the memory's
+        embedder (the score ``InMemoryStore`` reports), by record id."""
+        if not records:
+            return {}
+        vectors = np.asarray(self.memory.embedder.embed([query, *(r.content for r in records)]), dtype=float)
+        norms = np.linalg.norm(vectors, axis=1)
+        norms[norms == 0] = 1.0
+        unit = vectors / norms[:, None]
+        scores = unit[1:] @ unit[0]
+        return {r.id: float(score) for r, score in zip(records, scores, strict=True)}
 
     def _ranked(self, op: SearchOp, want: int) -> list[tuple[MemoryRecord, float]]:
         """Indexed items under the prefix ranked by UCMA retrieval, filtered, best first."""

@@ -86,7 +86,7 @@ def test_threads_racing_to_open_get_one_memory(tmp_path: Path) -> None:
     def open_it() -> None:
         try:
             got.append(shared_memory(tmp_path, embedder=HashingEmbedder()))
-        except BaseException as e:  # noqa: BLE001 - reported below
+        except BaseException as e:  # reported below
             errors.append(e)
 
     threads = [threading.Thread(target=open_it) for _ in range(8)]

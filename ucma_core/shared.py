@@ -13,6 +13,7 @@ are closed at interpreter exit (an attached checkpointer stores what it queued f
 from __future__ import annotations
 
 import atexit
+import logging
 import os
 import threading
 from pathlib import Path
@@ -26,11 +27,13 @@ from ucma_core.tokens import TokenCounter
 
 __all__ = ["shared_memory"]
 
+logger = logging.getLogger(__name__)
+
 _lock = threading.Lock()
 _open: dict[str, Memory] = {}
 
 
-def _key(path: str | os.PathLike[str]) -> str:
+def _key(path: str | Path) -> str:
     """The folder's absolute, symlink-free path (a ``postgresql://`` URL as given)."""
     if is_postgres_url(path):
         return str(path)
@@ -47,7 +50,7 @@ def _is_open(memory: Memory) -> bool:
 
 
 def shared_memory(
-    path: str | os.PathLike[str],
+    path: str | Path,
     *,
     config: MemoryConfig | None = None,
     embedder: Embedder | None = None,
@@ -123,5 +126,5 @@ def _close_all() -> None:
     for memory in reversed(memories):
         try:
             memory.close()
-        except Exception:  # noqa: BLE001 - exiting: what it held stays in its outbox
-            continue
+        except Exception:  # reported, and the next memory still closed
+            logger.exception("closing the shared memory at %s at exit failed", memory.path)

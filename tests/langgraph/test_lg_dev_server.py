@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import httpx
 import pytest
 
 pytest.importorskip("langgraph_api")
@@ -82,15 +83,9 @@ def dev_server(folder: Path) -> Iterator[str]:
             if proc.poll() is not None:
                 raise AssertionError(f"langgraph dev exited:\n{log_text(folder, port)}")
             try:
-                with socket.create_connection(("127.0.0.1", port), timeout=1):
-                    pass
-                import httpx
-
                 if httpx.get(f"{url}/ok", timeout=5).status_code == 200:
                     break
-            except OSError:
-                pass
-            except Exception:  # noqa: BLE001 - not serving yet
+            except httpx.HTTPError:  # not serving yet
                 pass
             if time.monotonic() > deadline:
                 raise AssertionError(f"langgraph dev did not start:\n{log_text(folder, port)}")

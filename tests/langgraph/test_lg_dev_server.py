@@ -43,6 +43,49 @@ OFFLINE_ENV = {
 }
 
 
+# Loaded into the server process (a sitecustomize first on its PYTHONPATH): every lookup of or
+# connection to a host other than loopback is refused and written down for the test to see.
+NETWORK_GUARD = """
+import os, socket
+
+_LOG = os.environ["UCMA_TEST_NETWORK_LOG"]
+
+
+def _remote(host):
+    if isinstance(host, bytes):
+        host = host.decode()
+    local = ("", "localhost", "::1", "0.0.0.0")
+    return isinstance(host, str) and host not in local and not host.startswith("127.")
+
+
+def _refuse(host):
+    with open(_LOG, "a") as log:
+        log.write(f"{host}\\n")
+    raise OSError(f"offline test: the server tried to reach {host!r}")
+
+
+_connect = socket.socket.connect
+_getaddrinfo = socket.getaddrinfo
+
+
+def connect(self, address):
+    host = address[0] if isinstance(address, tuple) else address
+    if self.family in (socket.AF_INET, socket.AF_INET6) and _remote(host):
+        _refuse(host)
+    return _connect(self, address)
+
+
+def getaddrinfo(host, *args, **kwargs):
+    if _remote(host):
+        _refuse(host)
+    return _getaddrinfo(host, *args, **kwargs)
+
+
+socket.socket.connect = connect
+socket.getaddrinfo = getaddrinfo
+"""
+
+
 def recipe() -> tuple[str, str]:
     """The ``langgraph.json`` and ``agent.py`` of the docs section, as written there."""
     text = DOC.read_text(encoding="utf-8")
@@ -66,7 +109,12 @@ def dev_server(folder: Path) -> Iterator[str]:
     if cli is None:
         pytest.skip("langgraph-cli is not installed")
     port = free_port()
+    guard = folder / "network_guard"
+    guard.mkdir(exist_ok=True)
+    (guard / "sitecustomize.py").write_text(NETWORK_GUARD)
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")} | OFFLINE_ENV
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(guard), os.environ.get("PYTHONPATH")]))
+    env["UCMA_TEST_NETWORK_LOG"] = str(folder / "network.log")
     log = (folder / f"server-{port}.log").open("wb")
     proc = subprocess.Popen(
         [cli, "dev", "--no-browser", "--no-reload", "--host", "127.0.0.1", "--port", str(port)],
@@ -134,6 +182,8 @@ def test_threads_store_items_and_memories_survive_a_server_restart(tmp_path: Pat
         answer = client.runs.wait(other, "agent", input=asked, config=ANA)
         assert isinstance(answer, dict)
         assert "Miso" in answer["messages"][-1]["content"]
+
+    assert not (tmp_path / "network.log").exists(), (tmp_path / "network.log").read_text()
 
     # the server is gone and its lock with it: the folder opens here and holds the memories
     with Memory(tmp_path / "agent_memory", embedder=HashingEmbedder()) as mem:

@@ -48,6 +48,7 @@ def test_core_public_names() -> None:
         "WorkingItem",
         "WorkingMemory",
         "WorkingMemoryConfig",
+        "shared_memory",
     ]
     assert sorted(ucma_core.__all__) == ucma_core.__all__
 

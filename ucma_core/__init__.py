@@ -37,6 +37,7 @@ from ucma_core.records import (
 )
 from ucma_core.scope import ANY, Scope
 from ucma_core.scoped import ScopedMemory
+from ucma_core.shared import shared_memory
 from ucma_core.storage.graph import EdgeType
 from ucma_core.storage.verify import RepairReport, VerifyReport
 from ucma_core.working_memory import WorkingItem, WorkingMemory
@@ -78,6 +79,7 @@ __all__ = [
     "WorkingItem",
     "WorkingMemory",
     "WorkingMemoryConfig",
+    "shared_memory",
 ]
 
 __version__ = "0.1.0"

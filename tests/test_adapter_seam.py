@@ -111,3 +111,22 @@ async def test_an_app_without_users_says_so_with_user_id_none(keep_all: Memory) 
     assert "lives in Porto" in await via_memory_block(keep_all, user_id=None)
     # and those memories are not any named user's
     assert "Porto" not in via_middleware(keep_all, user_id="ana")
+
+
+def test_the_adapters_that_write_for_one_user_need_it_stated(keep_all: Memory) -> None:
+    from ucma_langchain import UCMAChatMessageHistory, create_memory_tools
+    from ucma_llamaindex import UCMAToolSpec
+
+    makers = {
+        "create_memory_tools": lambda **kw: create_memory_tools(keep_all, **kw),
+        "UCMAChatMessageHistory": lambda **kw: UCMAChatMessageHistory(keep_all, "s1", **kw),
+        "UCMAToolSpec": lambda **kw: UCMAToolSpec(keep_all, **kw),
+    }
+    for name, make in makers.items():
+        with pytest.raises(UserNotStatedError, match=f"{name}.*user_id=None"):
+            make()
+        make(user_id=None)  # an app without users says so
+        make(user_id="ana")
+    history = UCMAChatMessageHistory(keep_all.scope(user_id="ben"), "s2")  # a view states its user
+    history.add_user_message("I am Ben.")
+    assert [r.user_id for r in keep_all.history(session_id="s2", user_id="ben")] == ["ben"]

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from langchain_core.chat_history import BaseChatMessageHistory
 from langchain_core.messages import BaseMessage
 
-from ucma_core.conversation import aobserve_turns, observe_turns
+from ucma_core.conversation import UNSET, Unset, aobserve_turns, observe_turns, stated_view
 from ucma_core.errors import InvalidInputError
-from ucma_langchain._scope import MemoryLike, view_of
+from ucma_langchain._scope import MemoryLike
 from ucma_langchain.messages import from_episodes, to_turns
 
 __all__ = ["UCMAChatMessageHistory"]
@@ -36,7 +36,9 @@ class UCMAChatMessageHistory(BaseChatMessageHistory):
     Args:
         memory: a :class:`~ucma_core.Memory`, or a view bound with ``Memory.scope(...)``.
         session_id: the conversation.
-        user_id / agent_id: whose conversation it is (``None``: stored without one).
+        user_id: whose conversation it is; must be stated (``None``: an app without users;
+            a view's own user when left out).
+        agent_id: the agent of the conversation (``None``: stored without one).
         limit: read only the last ``limit`` messages (``None``: all of them).
 
     Examples:
@@ -60,7 +62,7 @@ class UCMAChatMessageHistory(BaseChatMessageHistory):
         memory: MemoryLike,
         session_id: str,
         *,
-        user_id: str | None = None,
+        user_id: str | Unset | None = UNSET,
         agent_id: str | None = None,
         limit: int | None = None,
     ) -> None:
@@ -68,7 +70,9 @@ class UCMAChatMessageHistory(BaseChatMessageHistory):
             raise InvalidInputError(f"session_id must be a non-empty str, got {session_id!r}")
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
             raise InvalidInputError(f"limit must be a non-negative int or None, got {limit!r}")
-        self.view = view_of(memory, user_id=user_id, agent_id=agent_id, session_id=session_id)
+        self.view = stated_view(
+            memory, user_id, adapter="UCMAChatMessageHistory", agent_id=agent_id, session_id=session_id
+        )
         self.session_id = session_id
         self.limit = limit
 

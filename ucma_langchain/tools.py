@@ -21,7 +21,7 @@ from typing import Any, Literal
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from ucma_core.conversation import Target, ToolSpec, memory_tools
+from ucma_core.conversation import UNSET, Target, ToolSpec, Unset, memory_tools, stated_view
 from ucma_core.errors import InvalidInputError
 
 __all__ = ["MEMORY_TOOL_NAMES", "create_memory_tools", "to_langchain_tool"]
@@ -119,7 +119,7 @@ def to_langchain_tool(spec: ToolSpec) -> StructuredTool:
 def create_memory_tools(
     memory: Target,
     *,
-    user_id: str | None = None,
+    user_id: str | Unset | None = UNSET,
     agent_id: str | None = None,
     session_id: str | None = None,
     k: int = 5,
@@ -134,8 +134,9 @@ def create_memory_tools(
 
     Args:
         memory: a :class:`~ucma_core.Memory`, or a view bound with ``Memory.scope(...)``.
-        user_id: the user whose memories the tools read and write (``None``: memories
-            stored without a user).
+        user_id: the user whose memories the tools read and write; must be stated
+            (``None``: an app without users, memories stored without a user); a view's
+            own user when left out.
         agent_id: the agent whose memories the tools read and write (``None``: any agent's
             are read).
         session_id: the session saved memories go to (default: the memory's current
@@ -153,5 +154,8 @@ def create_memory_tools(
         "Ana's cat is called Miso."
         >>> mem.close()
     """
-    specs = memory_tools(memory, k=k, user_id=user_id, agent_id=agent_id, session_id=session_id)
+    view = stated_view(
+        memory, user_id, adapter="create_memory_tools", agent_id=agent_id, session_id=session_id
+    )
+    specs = memory_tools(view, k=k)
     return [to_langchain_tool(spec) for spec in specs]

@@ -10,7 +10,7 @@ from llama_index.core.tools.tool_spec.base import SPEC_FUNCTION_TYPE, BaseToolSp
 from llama_index.core.tools.types import ToolMetadata
 from pydantic import BaseModel, Field, create_model
 
-from ucma_core.conversation import ToolSpec, bind, memory_tools
+from ucma_core.conversation import UNSET, ToolSpec, Unset, memory_tools, stated_view
 from ucma_core.errors import InvalidInputError
 from ucma_core.memory import Memory
 from ucma_core.scoped import ScopedMemory
@@ -73,7 +73,10 @@ class UCMAToolSpec(BaseToolSpec):
 
     Args:
         memory: a :class:`~ucma_core.Memory`, or a view from ``Memory.scope(...)``.
-        user_id / agent_id / session_id: the scope (a view's own scope when omitted).
+        user_id: the user; must be stated (``None``: an app without users; a view's own
+            user when omitted).
+        agent_id: the agent (a view's own when omitted).
+        session_id: the session saved memories go to (a view's own when omitted).
             Leave ``session_id`` unset to recall across the user's sessions.
         k: how many memories ``recall_memory`` returns at most.
     """
@@ -89,12 +92,14 @@ class UCMAToolSpec(BaseToolSpec):
         self,
         memory: Memory | ScopedMemory,
         *,
-        user_id: str | None = None,
+        user_id: str | Unset | None = UNSET,
         agent_id: str | None = None,
         session_id: str | None = None,
         k: int = 5,
     ) -> None:
-        self._view = bind(memory, user_id=user_id, agent_id=agent_id, session_id=session_id)
+        self._view = stated_view(
+            memory, user_id, adapter="UCMAToolSpec", agent_id=agent_id, session_id=session_id
+        )
         self._specs = {spec.name: spec for spec in memory_tools(self._view, k=k)}
 
     @property

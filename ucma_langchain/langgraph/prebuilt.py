@@ -97,7 +97,7 @@ def create_memory_agent(
     keys = scope_keys or ScopeKeys()
     chat = model if model is not None else ScriptedChatModel()
     extra = {t.name: t for t in tools}
-    schemas = [*create_memory_tools(memory, k=k), *extra.values()]
+    schemas = [*create_memory_tools(memory, user_id=None, k=k), *extra.values()]  # schemas only
     bound = chat.bind_tools(schemas)
     recall = RecallNode(
         memory,

@@ -131,6 +131,15 @@ class UCMAMemory(BaseMemory):
             raise InvalidInputError(f"the chain input {key!r} must be a str, not {type(value).__name__}")
         return value
 
+    def _load_query(self, inputs: dict[str, Any]) -> str | None:
+        """The query of a load, or ``None`` for inputs without a prompt input (an inspection
+        such as ``load_memory_variables({})``, ``CombinedMemory``): then nothing is recalled."""
+        if self.input_key is None and not [
+            k for k in inputs if k not in self.memory_variables and k != "stop"
+        ]:
+            return None
+        return self._query(inputs)
+
     def _turns(self, inputs: dict[str, Any], outputs: dict[str, Any]) -> list[ChatTurn]:
         if self.output_key is not None:
             output_key = self.output_key
@@ -165,14 +174,18 @@ class UCMAMemory(BaseMemory):
     # ------------------------------------------------------------------ BaseMemory
     def load_memory_variables(self, inputs: dict[str, Any]) -> dict[str, Any]:
         """The recent turns and the memories recalled for ``inputs``' user message."""
-        query = self._query(inputs)
+        query = self._load_query(inputs)
         recent = self._view.history(limit=self.recent_turns)
+        if query is None:
+            return self._variables(recent, "")
         recalled = self._talk.recall(_window(recent), query=query, shown=[e.id for e in recent])
         return self._variables(recent, recalled.block)
 
     async def aload_memory_variables(self, inputs: dict[str, Any]) -> dict[str, Any]:
-        query = self._query(inputs)
+        query = self._load_query(inputs)
         recent = await self._view.ahistory(limit=self.recent_turns)
+        if query is None:
+            return self._variables(recent, "")
         recalled = await self._talk.arecall(_window(recent), query=query, shown=[e.id for e in recent])
         return self._variables(recent, recalled.block)
 

@@ -92,3 +92,17 @@ def test_conversation_chain_default_prompt(keep_all: Memory) -> None:
     chain = ConversationChain(llm=model, memory=memory)
     assert chain.invoke({"input": "What's my cat's name?"})["response"] == "Your cat is Miso."
     assert "Ana's cat is called Miso." in prompt_text(model.prompts[0])
+
+
+async def test_loading_without_inputs_gives_the_history_as_the_buffer_memories_do(keep_all: Memory) -> None:
+    from langchain_classic.memory import CombinedMemory, ConversationBufferMemory, ReadOnlySharedMemory
+
+    memory = UCMAMemory(memory=keep_all, user_id="ana", session_id="s1")
+    memory.save_context({"input": "My cat is called Miso."}, {"output": "Lovely name!"})
+    expected = {"history": "Human: My cat is called Miso.\nAI: Lovely name!", "memories": ""}
+    assert memory.load_memory_variables({}) == expected
+    assert await memory.aload_memory_variables({}) == expected
+    assert ReadOnlySharedMemory(memory=memory).load_memory_variables({}) == expected
+    buffer = ConversationBufferMemory(memory_key="buffer", input_key="input")
+    combined = CombinedMemory(memories=[memory, buffer])
+    assert combined.load_memory_variables({})["history"] == expected["history"]

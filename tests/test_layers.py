@@ -29,7 +29,7 @@ LAYERS: list[set[str]] = [
     {"stores", "providers", "working_memory", "attachments"},
     {"retrieval", "consolidation"},
     {"memory_base", "reads", "knowledge", "maintenance", "transfer", "owners", "scoped", "memory"},
-    {"conversation", "portable", "plots", "cli"},
+    {"conversation", "portable", "plots", "cli", "shared"},
 ]
 RANK = {name: n for n, layer in enumerate(LAYERS) for name in layer}
 #: The parts Memory is made of share MemoryBase and never import the façade itself.

@@ -120,14 +120,19 @@ def _middleware_turns(mem: Memory, user: str) -> Any:
 
 
 def _llamaindex_turns(mem: Memory, user: str, kind: str) -> Any:
-    from llama_index.core.base.llms.types import ChatMessage, ChatResponse, CompletionResponse
+    from llama_index.core.base.llms.types import ChatMessage, ChatResponse, CompletionResponse, LLMMetadata
     from llama_index.core.chat_engine import ContextChatEngine, SimpleChatEngine
     from llama_index.core.llms import MockLLM
 
     from ucma_llamaindex import UCMAChatMemory, UCMARetriever
 
     class AnsweringLLM(MockLLM):
-        """MockLLM that answers with :func:`answer_text` of the last user message."""
+        """MockLLM that answers with :func:`answer_text` of the last user message, with a context
+        window that holds a pasted log (ContextChatEngine packs what the retriever found into it)."""
+
+        @property
+        def metadata(self) -> LLMMetadata:
+            return LLMMetadata(context_window=1_000_000, num_output=256)
 
         def chat(self, messages: Any, **kwargs: Any) -> ChatResponse:
             last = next(m for m in reversed(messages) if m.role.value == "user")

@@ -1,0 +1,165 @@
+"""Small talk between friends: the noise around the facts.
+
+Most of it is short and names the person it is said to ("Bye, Leo!", "Good luck, Maya!"),
+as real chats do; a question that names a participant shares that name with all of it.
+None of it says anything a question asks about. ``{o}`` is the person spoken to.
+"""
+
+from __future__ import annotations
+
+OPENERS = (
+    "Hey {o}!",
+    "Hi {o}, how's things?",
+    "Morning, {o}!",
+    "Evening, {o}.",
+    "{o}! Long time no chat.",
+    "Hiya {o}, you around?",
+    "Oh hey {o}.",
+    "Yo {o}!",
+    "Hello hello, {o}.",
+    "Hi {o}, got a minute?",
+)
+
+REPLIES_TO_OPENER = (
+    "Hey! All good here.",
+    "Hi! Just made a tea, perfect timing.",
+    "Hey you. Surviving.",
+    "Hello! Yes, I'm here.",
+    "Heyy, was just about to message you.",
+    "Hi hi. Bit tired but fine.",
+    "Hey {o}! Go on then.",
+    "{o}! Good to hear from you.",
+    "All fine, {o}, you?",
+)
+
+CLOSERS = (
+    "Bye, {o}!",
+    "Good luck, {o}!",
+    "Take care, {o}!",
+    "Night, {o}!",
+    "Talk soon, {o}!",
+    "See you, {o}!",
+    "Cheers, {o}!",
+    "Have fun, {o}!",
+    "Catch you later, {o}.",
+    "Speak tomorrow, {o}.",
+    "Sleep well, {o}!",
+    "Laters, {o}!",
+    "Good luck with everything, {o}!",
+    "Right, off I go. Bye {o}!",
+    "Love you, {o}, bye!",
+)
+
+#: Short reactions that name the person: what a name in a question most resembles.
+NAMED = (
+    "Ha, classic {o}.",
+    "{o}, you're a legend.",
+    "Thanks, {o}!",
+    "Oh {o}, no!",
+    "Fair enough, {o}.",
+    "Love that for you, {o}.",
+    "Haha {o} stop.",
+    "Congrats, {o}!",
+    "Miss you, {o}!",
+    "Wow, {o}!",
+    "Same, {o}, same.",
+    "{o}!!",
+    "Aw, {o}.",
+    "You're the best, {o}.",
+    "So proud of you, {o}.",
+    "Go {o}!",
+    "Good on you, {o}.",
+    "Oh {o}, honestly.",
+    "Poor you, {o}.",
+    "Well done, {o}!",
+    "Hang in there, {o}.",
+    "Ugh, sorry {o}.",
+    "Typical {o}.",
+    "Brilliant, {o}!",
+    "Sending hugs, {o}.",
+    "That's so you, {o}.",
+    "Ha! Nice one, {o}.",
+    "{o}, I'm crying laughing.",
+)
+
+#: Generic turns that name nobody and say nothing a question asks about.
+PLAIN = (
+    "Haha yes.",
+    "Totally.",
+    "No way!",
+    "Tell me more!",
+    "That sounds amazing.",
+    "Oh no, that's rough.",
+    "Honestly same.",
+    "Ha, I can imagine.",
+    "Mad.",
+    "Oh nice!",
+    "Hmm, fair.",
+    "Right?!",
+    "Ugh.",
+    "Lol.",
+    "Wait, really?",
+    "Ooh.",
+    "Yep.",
+    "I know, I know.",
+    "Makes sense.",
+    "Good good.",
+    "Sounds about right.",
+    "Classic.",
+    "Oof.",
+    "So what happened next?",
+    "And then what?",
+    "How did that go?",
+    "Was it worth it?",
+    "How are you feeling about it?",
+    "That's a lot.",
+    "Respect.",
+)
+
+#: Small talk about things no question is about (the weather, tiredness, the telly, tea).
+IDLE = (
+    "It's been raining for about a week straight here.",
+    "I'm so tired today, I could nap on the floor.",
+    "Did you see the sky this evening? All pink and orange.",
+    "The heating in this building is either off or tropical, nothing in between.",
+    "I've had three coffees and I still can't think.",
+    "Watching that quiz show again, I got two answers right, a personal best.",
+    "My phone is on two percent, so if I vanish that's why.",
+    "Can't believe it's already dark at five.",
+    "It's so windy the bins went for a walk.",
+    "I just ate an entire packet of biscuits standing up.",
+    "The neighbours' wind chime is slowly driving me insane.",
+    "Spent my whole lunch break queueing for a sandwich.",
+    "Why is every Monday this long?",
+    "Found a tenner in an old coat, best day of the week.",
+    "I keep meaning to reply to emails and then just don't.",
+    "Everyone on the bus was sneezing, I'm doomed.",
+    "It's finally warm enough to open a window.",
+    "Do you ever just stare at the fridge hoping new food appears?",
+    "Fell asleep on the sofa with the telly on again.",
+    "My tea went cold twice this morning, I give up.",
+    "The fog this morning was unreal, couldn't see the end of the road.",
+    "I need a holiday from my weekend.",
+    "I'm wearing two jumpers indoors, that's where we are.",
+    "Someone keeps parking across the driveway and I'm too polite to say anything.",
+    "Ordered a pizza, it's taking forever.",
+    "There's a pigeon on my windowsill staring at me.",
+    "The kettle takes about an hour to boil, I swear.",
+    "My hands are freezing, typing is an effort.",
+    "I can hear a drill somewhere and it has not stopped since nine.",
+    "Such a grey day, the whole sky is one colour.",
+)
+
+#: A question back, shaped like the benchmark's questions but answered by nothing.
+ASKS = (
+    "What have you been up to, {o}?",
+    "How's your week been, {o}?",
+    "Any news, {o}?",
+    "So what's new with you, {o}?",
+    "How are things at your end, {o}?",
+    "What are you doing this weekend, {o}?",
+    "Tell me something good, {o}.",
+    "Anything exciting happen, {o}?",
+    "How did the rest of the day go, {o}?",
+    "What's the plan for tonight, {o}?",
+)

@@ -201,7 +201,8 @@ class ChatBuilder:
         for item in self.planned:
             by_session.setdefault(item.session, []).append(item)
         ids: dict[str, str] = {}
-        sessions, turns = [], []
+        sessions: list[dict[str, Any]] = []
+        turns: list[dict[str, Any]] = []
         day = self.start
         for s in range(self.n_sessions):
             if s:
@@ -227,7 +228,7 @@ class ChatBuilder:
                 if key is not None:
                     ids[key] = tid
                 at += rng.randint(15, 150)
-        asked = datetime.fromtimestamp(turns[-1]["timestamp"], timezone.utc).replace(
+        asked = datetime.fromtimestamp(int(turns[-1]["timestamp"]), timezone.utc).replace(
             hour=9, minute=0, second=0
         )
         asked_at = int((asked + timedelta(days=1)).timestamp())
@@ -288,16 +289,17 @@ class ChatBuilder:
 
 def build_dataset(seed: int = SEED) -> dict[str, Any]:
     """Build the whole dataset in memory (deterministic for a given seed)."""
-    users, sessions, turns, questions = [], [], [], []
+    users: list[dict[str, Any]] = []
+    sessions: list[dict[str, Any]] = []
+    turns: list[dict[str, Any]] = []
+    asked: list[dict[str, Any]] = []
     for index, chat in enumerate(CHATS):
-        u, s, t, q = ChatBuilder(chat, index, seed).build()
-        users.append(u)
-        sessions += s
-        turns += t
-        questions += q
-    for i, q in enumerate(questions, 1):
-        q["qid"] = f"h{i:04d}"
-    questions = [{"qid": q.pop("qid"), **q} for q in questions]
+        user, chat_sessions, chat_turns, chat_questions = ChatBuilder(chat, index, seed).build()
+        users.append(user)
+        sessions += chat_sessions
+        turns += chat_turns
+        asked += chat_questions
+    questions = [{"qid": f"h{i:04d}", **q} for i, q in enumerate(asked, 1)]
     return {
         "name": "ucma-heldout",
         "version": VERSION,

@@ -32,21 +32,22 @@ from typing import Any
 
 from ..quality.baselines import rrf
 from ..quality.embedders import make_embedder
+from ..quality.generate import dumps
 from ..quality.metrics import KS, evaluate, format_table
 from ..quality.run import TOP_K, Rankings, observe_history, run_bm25, run_dense, run_ucma
-from .generate import DEFAULT_OUT, KINDS, SHAPES, build_dataset, dumps
+from .generate import DEFAULT_OUT, KINDS, SHAPES, build_dataset
 
 METHODS = ("bm25", "dense", "rrf", "ucma", "bm25-noname", "dense-noname")
 
 
 def load_dataset(path: Path) -> dict[str, Any]:
     """The dataset at ``path``; generated in memory (not written) when the file is absent."""
-    if path.exists():
-        return json.loads(path.read_text(encoding="utf-8"))
-    return json.loads(dumps(build_dataset()))
+    text = path.read_text(encoding="utf-8") if path.exists() else dumps(build_dataset())
+    data: dict[str, Any] = json.loads(text)
+    return data
 
 
-def select(dataset: dict[str, Any], limit: int | None) -> tuple[list[dict], list[dict]]:
+def select(dataset: dict[str, Any], limit: int | None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Questions to ask (at most ``limit`` per kind, every ``n``-th one) and the turns of their chats."""
     questions = dataset["questions"]
     if limit is not None:
@@ -60,7 +61,9 @@ def select(dataset: dict[str, Any], limit: int | None) -> tuple[list[dict], list
     return questions, [t for t in dataset["turns"] if t["user_id"] in chats]
 
 
-def without_names(questions: Sequence[dict], participants: dict[str, list[str]]) -> list[dict]:
+def without_names(
+    questions: Sequence[dict[str, Any]], participants: dict[str, list[str]]
+) -> list[dict[str, Any]]:
     """The questions with every participant's name (and its possessive) taken out."""
     out = []
     for q in questions:
@@ -72,7 +75,7 @@ def without_names(questions: Sequence[dict], participants: dict[str, list[str]])
 
 
 def run_ucma_imported(
-    turns: Sequence[dict], questions: Sequence[dict], embedder: Any
+    turns: Sequence[dict[str, Any]], questions: Sequence[dict[str, Any]], embedder: Any
 ) -> tuple[Rankings, str]:
     """Import every turn at once (clock one day past the last), run one default ``consolidate()``,
     then ``remember`` at ``asked_at``. Also says how many imported turns the sleep cycle kept."""
@@ -109,7 +112,7 @@ def run_ucma_imported(
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def latest_first(ranked: Sequence[str], q: dict) -> bool:
+def latest_first(ranked: Sequence[str], q: dict[str, Any]) -> bool:
     """Whether a correction's latest statement is ranked and above every superseded one."""
     (latest,) = q["evidence"]
     if latest not in ranked:

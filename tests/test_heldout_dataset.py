@@ -16,7 +16,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from benchmarks.heldout.generate import DEFAULT_OUT, KINDS, SHAPES, build_dataset, content_words, main  # noqa: E402
-from benchmarks.heldout.run import latest_first, select, without_names  # noqa: E402
+from benchmarks.heldout.run import latest_first, select, small_talk, without_names  # noqa: E402
 from benchmarks.quality.generate import dumps  # noqa: E402
 
 
@@ -153,3 +153,10 @@ def test_runner_helpers(data: dict, people: dict[str, list[str]]) -> None:
     q = {"evidence": ["new"], "superseded": ["old"]}
     assert latest_first(["x", "new", "old"], q) and not latest_first(["old", "new"], q)
     assert not latest_first(["x"], q)
+
+
+def test_small_talk_is_what_no_question_refers_to(data: dict, turns: dict[str, dict]) -> None:
+    chatter = small_talk(data)
+    assert 0.6 * len(turns) <= len(chatter) < len(turns)
+    assert any(turns[t]["text"].startswith("Bye, ") for t in chatter)
+    assert not chatter & {tid for q in data["questions"] for tid in q["evidence"]}

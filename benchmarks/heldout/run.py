@@ -14,7 +14,8 @@ past their last turn, then one default ``consolidate()`` runs before any questio
 the runner prints how many of their turns, and of the evidence turns, are still stored after it.
 
 Besides the table: recall@20 of the ``spread`` questions (answers of 3 to 6 turns), and for
-``correction`` questions how often the latest statement ranks above every earlier one.
+``correction`` questions how often the latest statement ranks above every earlier one, and how
+many of the top 5 are small talk (turns no question refers to), per question.
 """
 
 from __future__ import annotations
@@ -110,6 +111,17 @@ def run_ucma_imported(
             return out, note
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def small_talk(dataset: dict[str, Any]) -> set[str]:
+    """Turns no question refers to (as evidence, superseded statement or distractor): the chatter."""
+    used = {
+        tid
+        for q in dataset["questions"]
+        for field in ("evidence", "superseded", "distractors")
+        for tid in q.get(field, ())
+    }
+    return {t["turn_id"] for t in dataset["turns"]} - used
 
 
 def latest_first(ranked: Sequence[str], q: dict[str, Any]) -> bool:
@@ -208,6 +220,14 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"correction questions (n={len(corrections)}), latest statement above every earlier one: {cells}"
         )
+    chatter = small_talk(dataset)
+
+    def chatty(method: str) -> float:
+        top = [rankings[method].get(q["qid"], [])[:5] for q in questions]
+        return sum(t in chatter for ranked in top for t in ranked) / max(len(questions), 1)
+
+    cells = ", ".join(f"{m} {chatty(m):.2f}" for m in methods)
+    print(f"small talk (turns no question refers to) among the top 5, per question: {cells}")
     for note in notes:
         print(note)
     total = time.perf_counter() - began

@@ -128,6 +128,13 @@ def test_distractor_topics_are_crowded_by_the_others(data: dict, turns: dict[str
         assert len(crowd) >= 8
         assert all(t["speaker"] != q["person"] for t in crowd)
         assert any(q["person"] in t["text"] for t in crowd), "some are said to the person, by name"
+        word = re.compile(rf"\b{q['topic']}\b", re.IGNORECASE)
+        (evidence,) = q["evidence"]
+        assert word.search(turns[evidence]["text"])
+        assert sum(bool(word.search(t["text"])) for t in crowd) >= 6
+        for t in turns.values():  # the person says the topic's word only in the evidence
+            if t["user_id"] == q["user_id"] and t["speaker"] == q["person"] and t["turn_id"] != evidence:
+                assert not word.search(t["text"]), (q["question"], t["text"])
 
 
 def test_corrections_keep_only_the_latest_statement_as_evidence(data: dict, turns: dict[str, dict]) -> None:

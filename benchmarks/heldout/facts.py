@@ -77,7 +77,7 @@ FACTS: tuple[Fact, ...] = (
         ("teal", "mustard", "rust", "navy", "forest green", "dove grey"),
     ),
     Fact(
-        _t("flight", "travel"),
+        _t("flight", "travel", "wedding"),
         "My flight for the Dublin wedding is {x}, leaves at dawn.",
         "What is {p}'s flight number for the Dublin wedding?",
         ("BA 2471", "EZY 8830", "FR 1196", "KL 1024", "LH 907", "TP 1337"),

@@ -130,7 +130,15 @@ class ChatBuilder:
                     )
                     for text in self.rng.sample(topic.others, CROWD_SIZE)
                 ]
-                self._ask("distractor", person, topic.question, [key], topic.answer, distractors=crowd)
+                self._ask(
+                    "distractor",
+                    person,
+                    topic.question,
+                    [key],
+                    topic.answer,
+                    topic=topic.word,
+                    distractors=crowd,
+                )
                 for name in others:  # they talk about it: none of their own questions may be on it
                     self.tags[name] |= topic.tags
         left = {s.question: list(s.statements) for s in SPREADS}

@@ -22,6 +22,8 @@ class Crowded(NamedTuple):
     """One person says one thing on a topic the others talk about again and again."""
 
     tags: frozenset[str]
+    #: the topic's word: the person says it in the evidence and in no other turn
+    word: str
     question: str
     evidence: str
     answer: str
@@ -68,7 +70,7 @@ SPREADS: tuple[Spread, ...] = (
             "Night shifts again at work, four in a row, my body clock has given up.",
             "The new software at work keeps crashing and we lost two days of invoices.",
             "Finally got my pay rise through after months of chasing HR.",
-            "A client screamed at me down the phone today, I had to sit in the car for ten minutes.",
+            "A client screamed at me down the phone today, I had to sit on the fire escape for ten minutes.",
             "I'm training the two new starters at the warehouse, they're keen at least.",
         ),
     ),
@@ -78,7 +80,7 @@ SPREADS: tuple[Spread, ...] = (
         (
             "Finished the book The Salt Road last night, the ending wrecked me.",
             "Halfway through Harbour of Glass, the narrator is so unreliable.",
-            "Read The Orchard Keeper's Daughter in one sitting on the train.",
+            "Read The Orchard Keeper's Daughter in one sitting on the sofa.",
             "Gave up on A Winter in Lyon, two hundred pages and nothing happened.",
             "Just read Small Hours, a thriller set in a night bus depot, loved the book.",
             "Reading Fathoms at the moment, it's all about deep-sea divers.",
@@ -94,7 +96,7 @@ SPREADS: tuple[Spread, ...] = (
             "Cooked a massive pot of dal for the week, the flat smells amazing.",
             "Cooked my first ever paella, the crispy bit at the bottom was the best part.",
             "Made shakshuka for brunch and even the fussy one ate it.",
-            "Baked a lemon drizzle for the neighbours, it sank in the middle.",
+            "Baked a lemon drizzle for Mum's visit, it sank in the middle.",
             "Did a slow-roast pork belly, the crackling actually crackled.",
         ),
     ),
@@ -166,7 +168,7 @@ SPREADS: tuple[Spread, ...] = (
             "Picked up a second-hand oak table for forty quid, it just needs a sand.",
             "Bought a standing lamp that makes the living room look like a film set.",
             "Bought a proper mattress for the flat at last, my back thanks me.",
-            "Found a huge mirror at a car boot sale and carried it home on the bus.",
+            "Found a huge mirror at a flea market and carried it home on the bus.",
             "Bought a rug with a tiger on it, zero regrets.",
             "Treated myself to a coffee machine, goodbye instant.",
         ),
@@ -201,6 +203,7 @@ SPREADS: tuple[Spread, ...] = (
 CROWDED: tuple[Crowded, ...] = (
     Crowded(
         _t("allotment", "garden"),
+        "allotment",
         "What did {p} say happened at the allotment?",
         "Someone pinched every courgette off my allotment plot overnight.",
         "someone stole the courgettes",
@@ -219,6 +222,7 @@ CROWDED: tuple[Crowded, ...] = (
     ),
     Crowded(
         _t("gym", "sport"),
+        "gym",
         "What did {p} say about the gym?",
         "The gym cancelled my membership by mistake and then charged me twice.",
         "cancelled the membership by mistake and charged twice",
@@ -237,16 +241,17 @@ CROWDED: tuple[Crowded, ...] = (
     ),
     Crowded(
         _t("choir", "music"),
+        "choir",
         "What did {p} say about the choir?",
         "I've been given the solo in the choir's winter concert!",
         "got the solo in the winter concert",
         (
             "Choir practice ran late again.",
             "{o}, the choir needs more tenors, just saying.",
-            "Our choir leader wants us to learn a song in Welsh.",
+            "Our choir leader wants us to sing a song in Welsh.",
             "Choir tonight, my voice is shot.",
             "The choir is doing a flash mob at the station, pray for me.",
-            "We sang at a wedding with the choir and the bride cried.",
+            "We sang at the hospice with the choir, everyone joined in.",
             "Choir subs went up to a fiver.",
             "I keep singing the alto line at choir by mistake.",
             "{o}, you'd like the new choir arrangement, it's all harmonies.",
@@ -255,6 +260,7 @@ CROWDED: tuple[Crowded, ...] = (
     ),
     Crowded(
         _t("train"),
+        "train",
         "What did {p} say about the train?",
         "My train broke down in a tunnel and we sat in the dark for two hours.",
         "it broke down in a tunnel for two hours",
@@ -273,6 +279,7 @@ CROWDED: tuple[Crowded, ...] = (
     ),
     Crowded(
         _t("neighbours"),
+        "neighbours",
         "What did {p} say about the neighbours?",
         "The neighbours' teenager set off the fire alarm making toast at three in the morning.",
         "their teenager set off the fire alarm at 3am",
@@ -291,6 +298,7 @@ CROWDED: tuple[Crowded, ...] = (
     ),
     Crowded(
         _t("bookclub", "books"),
+        "book club",
         "What did {p} say about the book club?",
         "I got voted in as the new book club treasurer.",
         "voted in as treasurer",
@@ -309,6 +317,7 @@ CROWDED: tuple[Crowded, ...] = (
     ),
     Crowded(
         _t("football", "sport"),
+        "football",
         "What did {p} say about the football team?",
         "I've been made captain of the Sunday league football team!",
         "made captain",
@@ -327,6 +336,7 @@ CROWDED: tuple[Crowded, ...] = (
     ),
     Crowded(
         _t("car"),
+        "car",
         "What did {p} say about the car?",
         "The car failed its MOT on the brakes and the exhaust.",
         "failed its MOT on brakes and exhaust",
@@ -345,6 +355,7 @@ CROWDED: tuple[Crowded, ...] = (
     ),
     Crowded(
         _t("landlord", "home"),
+        "landlord",
         "What did {p} say about the landlord?",
         "My landlord is putting the rent up by two hundred a month.",
         "putting the rent up by £200 a month",
@@ -363,6 +374,7 @@ CROWDED: tuple[Crowded, ...] = (
     ),
     Crowded(
         _t("wedding"),
+        "wedding",
         "What did {p} say about the wedding?",
         "I've been asked to give a speech at my cousin's wedding, I'm terrified.",
         "asked to give a speech",

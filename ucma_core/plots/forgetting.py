@@ -131,10 +131,10 @@ def plot_forgetting_curves(
         InvalidInputError: a window that is not a finite number of days in that range, no
             memory or more than 12, or an unknown id (:class:`MemoryNotFoundError`).
     """
-    for name, days in (("days_before", days_before), ("days_after", days_after)):
-        if not (math.isfinite(days) and 0.0 <= days <= MAX_WINDOW_DAYS):
+    for name, span in (("days_before", days_before), ("days_after", days_after)):
+        if not (math.isfinite(span) and 0.0 <= span <= MAX_WINDOW_DAYS):
             raise InvalidInputError(
-                f"{name} must be a number of days from 0 to {MAX_WINDOW_DAYS:g}, got {days!r}"
+                f"{name} must be a number of days from 0 to {MAX_WINDOW_DAYS:g}, got {span!r}"
             )
     if days_before + days_after <= 0.0:
         raise InvalidInputError("days_before and days_after are both 0: the window is empty")

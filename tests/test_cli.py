@@ -259,3 +259,5 @@ def test_plot_commands_write_images(folder: Path, tmp_path: Path) -> None:
     for name in ("f.png", "g.png", "s.png"):
         assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert ucma("plot", "graph", folder, "no-such-id", "-o", tmp_path / "x.png").code == 1
+    endless = ucma("plot", "forgetting", folder, fact, "--days", "inf", "-o", tmp_path / "inf.png")
+    assert endless.code == 2 and "days_after" in endless.err and not (tmp_path / "inf.png").exists()

@@ -83,6 +83,25 @@ def test_forgetting_curves_png(memory: Memory, tmp_path: Path, clock: Clock) -> 
         plot_forgetting_curves(memory, [])
 
 
+@pytest.mark.parametrize(
+    "window",
+    [
+        {"days_before": float("nan")},
+        {"days_after": float("inf")},
+        {"days_before": -1.0},
+        {"days_after": 1e9},
+        {"days_before": 0.0, "days_after": 0.0},
+    ],
+)
+def test_forgetting_curves_refuse_a_window_that_is_not_days(
+    memory: Memory, tmp_path: Path, window: dict[str, float]
+) -> None:
+    move = episode(memory, "Ana moved to Lisbon in May")
+    with pytest.raises(InvalidInputError, match="days"):
+        plot_forgetting_curves(memory, [move], tmp_path / "never.png", **window)
+    assert not (tmp_path / "never.png").exists()
+
+
 def test_retention_curve_is_exact_after_the_last_review(memory: Memory, clock: Clock) -> None:
     record = memory.get(episode(memory, "Ana moved to Lisbon in May"))
     assert record is not None

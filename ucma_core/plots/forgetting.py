@@ -28,6 +28,9 @@ if TYPE_CHECKING:
 
     from ucma_core.memory import Memory
 
+MAX_WINDOW_DAYS = 36_500.0
+"""The widest window either side of now that a forgetting plot draws (a century)."""
+
 __all__ = ["fade_threshold", "fade_time", "plot_forgetting_curves", "retention_curve"]
 
 
@@ -121,8 +124,20 @@ def plot_forgetting_curves(
         path: write the image here (PNG unless the suffix says otherwise).
         reviews: known review times per memory id (see :func:`retention_curve`).
         now: the "now" line (default: the memory's clock).
-        days_before / days_after: the window around ``now``.
+        days_before / days_after: the window around ``now``, each from 0 to
+            :data:`MAX_WINDOW_DAYS` days.
+
+    Raises:
+        InvalidInputError: a window that is not a finite number of days in that range, no
+            memory or more than 12, or an unknown id (:class:`MemoryNotFoundError`).
     """
+    for name, span in (("days_before", days_before), ("days_after", days_after)):
+        if not (math.isfinite(span) and 0.0 <= span <= MAX_WINDOW_DAYS):
+            raise InvalidInputError(
+                f"{name} must be a number of days from 0 to {MAX_WINDOW_DAYS:g}, got {span!r}"
+            )
+    if days_before + days_after <= 0.0:
+        raise InvalidInputError("days_before and days_after are both 0: the window is empty")
     ids = list(dict.fromkeys(memory_ids))
     if not 1 <= len(ids) <= 12:
         raise InvalidInputError("plot_forgetting_curves draws 1 to 12 memories")

@@ -606,6 +606,8 @@ def child_main(argv: list[str]) -> None:
         print(json.dumps({"k": "start", "step": step}), flush=True)
         ack = scenario.act(mem, state, step)
         print(json.dumps({"k": "ack", "step": step, "ack": ack}), flush=True)
+        if point != "none":
+            mem.flush()  # the Chroma writes group commit makes in the background reach the crash point
         step += 1
         if not scenario.repeat or step >= 100:
             break

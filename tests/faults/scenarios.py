@@ -184,6 +184,35 @@ class Scenario:
         return None
 
 
+class Observe(Scenario):
+    """One ``observe`` a step: with group commit each is acknowledged before Chroma has it."""
+
+    name = "observe"
+
+    def act(self, mem: Memory, state: dict[str, Any], step: int) -> dict[str, Any]:
+        content = f"turn {step}: a note about topic {step % 5} and shelf {step * 7 % 11}"
+        return {"id": mem.observe(content, user_id="u", tags=[f"o{step}"]), "content": content}
+
+    def check(
+        self,
+        mem: Memory,
+        state: dict[str, Any],
+        acks: list[dict[str, Any]],
+        inflight: int | None,
+        out: Outcome,
+    ) -> None:
+        for ack in acks:
+            record = mem.get(ack["id"])
+            if record is None:
+                out.lost += 1
+            elif record.content != ack["content"]:
+                out.partial += 1
+                out.detail.append(f"{ack['id']}: {record.content!r} != {ack['content']!r}")
+            elif ack["id"] not in [h.id for h in mem.remember(ack["content"], user_id="u", k=3)]:
+                out.partial += 1
+                out.detail.append(f"{ack['id']} is stored but remember() does not find it")
+
+
 class ObserveMany(Scenario):
     name = "observe_many"
 
@@ -491,6 +520,7 @@ LARGE = ObserveManyLarge()
 SCENARIOS: dict[str, Scenario] = {
     s.name: s
     for s in (
+        Observe(),
         ObserveMany(),
         AssertExclusive(),
         Upsert(),
@@ -526,6 +556,7 @@ CRASH_POINTS = {
 
 #: The crash points each scenario passes through.
 POINTS_FOR = {
+    "observe": ["before Chroma write", "after Chroma write", "after keyword write", "before commit"],
     "observe_many": [
         "before Chroma write",
         "after Chroma write",

@@ -172,6 +172,8 @@ class PendingVectors:
         self._failed = 0  # ever
         self._retry_at = 0.0
         self._hurry = 0
+        #: A settle() asked for a write since the last one started (it tries again at once).
+        self._asked = False
         self._stopped = False
         self._thread: threading.Thread | None = None
 
@@ -238,6 +240,7 @@ class PendingVectors:
                 return
             failed = self._failed
             self._hurry += 1
+            self._asked = True
             self._cond.notify_all()
             try:
                 while waiting():
@@ -292,11 +295,12 @@ class PendingVectors:
                     due = next(iter(self._rows.values())).at + self.interval
                     if count >= self.batch_size or self._stopped:
                         due = now
-                    if self._hurry:
-                        due = now
-                    elif self._error is not None:
+                    if self._error is not None and not self._asked:
                         due = max(due, self._retry_at)
+                    elif self._hurry:
+                        due = now
                     if due <= now:
+                        self._asked = False
                         ids = list(itertools.islice(self._rows, self.batch_size))
                         self._flying = set(ids)
                         return ids, [self._rows[i] for i in ids]

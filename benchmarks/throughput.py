@@ -163,12 +163,15 @@ class UcmaSide:
     group_commit = True
 
     def __init__(self, folder: Path, embedder: TimedEmbedder) -> None:
-        from ucma_core import GroupCommitConfig, Memory, MemoryConfig
+        import ucma_core
+        from ucma_core import Memory, MemoryConfig
 
         self.emb = embedder
-        config = MemoryConfig(
-            importance_threshold=0.0, group_commit=GroupCommitConfig(enabled=self.group_commit)
-        )
+        config = MemoryConfig(importance_threshold=0.0)
+        if hasattr(ucma_core, "GroupCommitConfig"):  # not in versions before group commit
+            config = MemoryConfig(
+                importance_threshold=0.0, group_commit=ucma_core.GroupCommitConfig(enabled=self.group_commit)
+            )
         self.mem = Memory(folder, embedder=embedder, config=config)
         self.ids: list[str] = []
 
@@ -186,7 +189,8 @@ class UcmaSide:
         return [r.id for r in self.mem.remember(text, k=10, user_id=user_id)]
 
     def flush(self) -> None:
-        self.mem.flush()
+        if hasattr(self.mem, "flush"):
+            self.mem.flush()
 
     def close(self) -> None:
         self.mem.close()

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ucma_core import Memory, MemoryConfig
-from ucma_core.config import ConsolidationConfig, LimitsConfig
+from ucma_core.config import ConsolidationConfig, GroupCommitConfig, LimitsConfig
 from ucma_core.embedders import HashingEmbedder
 from ucma_core.errors import DiskFullError, RepairNeededError, StorageError, UCMAError
 
@@ -870,7 +870,10 @@ def disk_full_trial(where: str, workdir: Path) -> Outcome:
 
     out = Outcome("observe/assert/upsert", f"disk full in {where}")
     folder = workdir / "memory"
-    mem = open_memory(folder)
+    # with group commit a small write does not wait for Chroma: it is acknowledged from the
+    # journal and written when Chroma accepts it (tests/test_group_commit.py); here every
+    # write waits for Chroma, so a full disk there must refuse it
+    mem = open_memory(folder, base_config(group_commit=GroupCommitConfig(enabled=False)))
     try:
         kept = [mem.observe(f"stored before the disk filled {i}", user_id="u") for i in range(3)]
         out.acked = len(kept)
@@ -966,9 +969,9 @@ def hang_trial(workdir: Path, timeout: float = 1.0) -> Outcome:
 
     out = Outcome("observe", "Chroma hangs")
     folder = workdir / "memory"
-    mem = open_memory(
-        folder, base_config(limits=LimitsConfig(min_free_bytes=0, chroma_timeout_seconds=timeout))
-    )
+    limits = LimitsConfig(min_free_bytes=0, chroma_timeout_seconds=timeout)
+    # every write waits for Chroma here (group commit off), so the hung call is the caller's
+    mem = open_memory(folder, base_config(limits=limits, group_commit=GroupCommitConfig(enabled=False)))
     release = threading.Event()
     try:
         kept = mem.observe("stored before Chroma hung", user_id="u")
@@ -1023,7 +1026,11 @@ def tmpfs_trial(workdir: Path, size: str = "4m", guard: int = 0) -> Outcome:
         filler = mount / "filler"
         filler.write_bytes(b"\0" * 256 * 1024)
         folder = mount / "memory"
-        config = base_config(limits=LimitsConfig(min_free_bytes=guard, chroma_timeout_seconds=20.0))
+        # every write waits for Chroma (group commit off): each observe meets the full disk itself
+        config = base_config(
+            limits=LimitsConfig(min_free_bytes=guard, chroma_timeout_seconds=20.0),
+            group_commit=GroupCommitConfig(enabled=False),
+        )
         mem = open_memory(folder, config)
         kept: list[str] = []
         failures = 0

@@ -473,7 +473,12 @@ class Backend:
         timeout, batch = config.limits.chroma_timeout_seconds, config.limits.chroma_batch_size
         if config.group_commit.enabled:
             return BufferedVectorStore(
-                config.chroma, self.folder, timeout=timeout, max_batch=batch, group=config.group_commit
+                config.chroma,
+                self.folder,
+                timeout=timeout,
+                max_batch=batch,
+                group=config.group_commit,
+                min_free=config.limits.min_free_bytes if config.chroma.host is None else 0,
             )
         return VectorStore(config.chroma, self.folder, timeout=timeout, max_batch=batch)
 

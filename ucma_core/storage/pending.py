@@ -52,6 +52,7 @@ import numpy as np
 
 from ucma_core.config import ChromaConfig, GroupCommitConfig
 from ucma_core.errors import StorageError
+from ucma_core.storage.diskspace import check_free_space
 from ucma_core.storage.vectors import Metadata, VectorHit, VectorStore, Where
 
 __all__ = ["BufferedVectorStore", "PendingVectors", "decode_vector", "encode_vector", "matches"]
@@ -361,8 +362,12 @@ class BufferedVectorStore(VectorStore):
         timeout: float = 120.0,
         max_batch: int = 5000,
         group: GroupCommitConfig | None = None,
+        min_free: int = 0,
     ) -> None:
         group = group or GroupCommitConfig()
+        #: Free bytes a Chroma write of waiting records needs first (``LimitsConfig.min_free_bytes``):
+        #: on a full disk every try would leave a failed batch in Chroma's log.
+        self._min_free = min_free
         self._io = threading.RLock()
         self.pending = PendingVectors(
             self._flush,
@@ -402,6 +407,8 @@ class BufferedVectorStore(VectorStore):
         self.pending.settle()
 
     def _flush(self, ids: list[str], rows: list[Row]) -> None:
+        if self._min_free > 0:
+            check_free_space(self._folder, self._min_free)
         VectorStore.add(
             self,
             ids,

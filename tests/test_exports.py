@@ -23,6 +23,7 @@ def test_core_public_names() -> None:
         "ForgettingReport",
         "FusionConfig",
         "GraphConfig",
+        "GroupCommitConfig",
         "Intention",
         "IntentionStatus",
         "Learning",

@@ -638,6 +638,7 @@ e3 = mem.observe("third step: focus on Saturn", user_id="u", session_id="night",
 f2 = mem.assert_fact("Saturn", "has", "rings", user_id="u").id
 ids = {"e1": e1, "e2": e2, "e3": e3, "f1": f1, "f2": f2}
 emit({"ids": ids, "records": {k: record_dict(mem.get(v)) for k, v in ids.items()}})
+mem.flush()  # group commit: Chroma has e3 and f2 only once flushed (until then only the journal does)
 os._exit(0)  # e3 and f2 are in Chroma, and in the graph only through the journal
 """
 

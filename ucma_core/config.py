@@ -18,6 +18,7 @@ __all__ = [
     "ForgettingConfig",
     "FusionConfig",
     "GraphConfig",
+    "GroupCommitConfig",
     "LimitsConfig",
     "MemoryConfig",
     "RankingConfig",
@@ -369,6 +370,41 @@ class LimitsConfig:
 
 
 @dataclass(frozen=True)
+class GroupCommitConfig:
+    """Group commit for vectors in a memory folder (see :mod:`ucma_core.storage.pending`).
+
+    A write of at most ``batch_size`` new records (one ``observe``, a small
+    ``observe_many``, a fact) is acknowledged once it is durable in the folder's journal
+    and visible to every read; a writer thread then adds the waiting records to Chroma,
+    up to ``batch_size`` per call, as soon as that many wait or ``interval_seconds``
+    after the oldest arrived. Larger writes go to Chroma at once, as before.
+    ``Memory.flush()`` and ``Memory.close()`` wait until Chroma has them all. A memory
+    in PostgreSQL writes its vectors at once whatever this says.
+    """
+
+    #: Off: every write waits for Chroma (the behaviour before group commit).
+    enabled: bool = True
+    #: Most records per Chroma write, and how many waiting records start one at once.
+    batch_size: int = 64
+    #: Longest a record waits for its Chroma write when fewer than ``batch_size`` wait.
+    interval_seconds: float = 0.05
+    #: Writes wait (back pressure) while this many records wait for Chroma; when Chroma
+    #: keeps failing they are refused with its error instead.
+    max_pending: int = 10_000
+
+    def __post_init__(self) -> None:
+        for name in ("batch_size", "max_pending"):
+            value = getattr(self, name)
+            _require(
+                isinstance(value, int) and not isinstance(value, bool) and value >= 1, f"{name} must be >= 1"
+            )
+        _require(
+            math.isfinite(self.interval_seconds) and 0 < self.interval_seconds <= 60,
+            "interval_seconds must be in (0, 60]",
+        )
+
+
+@dataclass(frozen=True)
 class MemoryConfig:
     """Everything that can be tuned about a :class:`ucma_core.Memory`.
 
@@ -405,6 +441,7 @@ class MemoryConfig:
     forgetting: ForgettingConfig = field(default_factory=ForgettingConfig)
     consolidation: ConsolidationConfig = field(default_factory=ConsolidationConfig)
     limits: LimitsConfig = field(default_factory=LimitsConfig)
+    group_commit: GroupCommitConfig = field(default_factory=GroupCommitConfig)
 
     def __post_init__(self) -> None:
         _require(0.0 <= self.importance_threshold <= 1.0, "importance_threshold must be in [0, 1]")

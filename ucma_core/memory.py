@@ -585,6 +585,7 @@ class Memory(Reads, Knowledge, Maintenance, Transfer, Owners):
 
     # ------------------------------------------------------------------ async partners
     aclose = in_thread(Reads.close)
+    aflush = in_thread(Reads.flush)
     anew_session = in_thread(Reads.new_session)
     aobserve = in_thread(observe)
     aobserve_many = in_thread(observe_many)

@@ -257,6 +257,23 @@ class MemoryBase:
         if errors:
             raise errors[0]
 
+    def flush(self) -> None:
+        """Return once Chroma holds every vector that waits for its write.
+
+        With group commit (``MemoryConfig.group_commit``, on by default for a memory
+        folder) ``observe`` returns once the memory is durable in the folder's journal
+        and visible to :meth:`remember`; a background writer adds the vectors to
+        Chroma in batches. ``flush`` writes what waits now (``close`` does too). A
+        memory in PostgreSQL writes its vectors at once: there is nothing to flush.
+
+        Raises:
+            StorageError: Chroma refused the write (e.g. a full disk). Nothing is lost:
+                the memories stay durable in the journal, readable, and are written when
+                Chroma accepts them (tried again in the background and on the next open).
+        """
+        with self._open_lock:
+            self._stores.backend.flush()
+
     def _close_attachments(self) -> list[Exception]:
         """Close every attachment, newest first (outside the lock: a writer's worker takes it)."""
         errors: list[Exception] = []

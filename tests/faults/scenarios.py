@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ucma_core import Memory, MemoryConfig
-from ucma_core.config import ConsolidationConfig, LimitsConfig
+from ucma_core.config import ConsolidationConfig, GroupCommitConfig, LimitsConfig
 from ucma_core.embedders import HashingEmbedder
 from ucma_core.errors import DiskFullError, RepairNeededError, StorageError, UCMAError
 
@@ -182,6 +182,35 @@ class Scenario:
 
     def summary(self, mem: Memory) -> Any:
         return None
+
+
+class Observe(Scenario):
+    """One ``observe`` a step: with group commit each is acknowledged before Chroma has it."""
+
+    name = "observe"
+
+    def act(self, mem: Memory, state: dict[str, Any], step: int) -> dict[str, Any]:
+        content = f"turn {step}: a note about topic {step % 5} and shelf {step * 7 % 11}"
+        return {"id": mem.observe(content, user_id="u", tags=[f"o{step}"]), "content": content}
+
+    def check(
+        self,
+        mem: Memory,
+        state: dict[str, Any],
+        acks: list[dict[str, Any]],
+        inflight: int | None,
+        out: Outcome,
+    ) -> None:
+        for ack in acks:
+            record = mem.get(ack["id"])
+            if record is None:
+                out.lost += 1
+            elif record.content != ack["content"]:
+                out.partial += 1
+                out.detail.append(f"{ack['id']}: {record.content!r} != {ack['content']!r}")
+            elif ack["id"] not in [h.id for h in mem.remember(ack["content"], user_id="u", k=3)]:
+                out.partial += 1
+                out.detail.append(f"{ack['id']} is stored but remember() does not find it")
 
 
 class ObserveMany(Scenario):
@@ -491,6 +520,7 @@ LARGE = ObserveManyLarge()
 SCENARIOS: dict[str, Scenario] = {
     s.name: s
     for s in (
+        Observe(),
         ObserveMany(),
         AssertExclusive(),
         Upsert(),
@@ -526,6 +556,7 @@ CRASH_POINTS = {
 
 #: The crash points each scenario passes through.
 POINTS_FOR = {
+    "observe": ["before Chroma write", "after Chroma write", "after keyword write", "before commit"],
     "observe_many": [
         "before Chroma write",
         "after Chroma write",
@@ -606,6 +637,8 @@ def child_main(argv: list[str]) -> None:
         print(json.dumps({"k": "start", "step": step}), flush=True)
         ack = scenario.act(mem, state, step)
         print(json.dumps({"k": "ack", "step": step, "ack": ack}), flush=True)
+        if point != "none":
+            mem.flush()  # the Chroma writes group commit makes in the background reach the crash point
         step += 1
         if not scenario.repeat or step >= 100:
             break
@@ -837,7 +870,10 @@ def disk_full_trial(where: str, workdir: Path) -> Outcome:
 
     out = Outcome("observe/assert/upsert", f"disk full in {where}")
     folder = workdir / "memory"
-    mem = open_memory(folder)
+    # with group commit a small write does not wait for Chroma: it is acknowledged from the
+    # journal and written when Chroma accepts it (tests/test_group_commit.py); here every
+    # write waits for Chroma, so a full disk there must refuse it
+    mem = open_memory(folder, base_config(group_commit=GroupCommitConfig(enabled=False)))
     try:
         kept = [mem.observe(f"stored before the disk filled {i}", user_id="u") for i in range(3)]
         out.acked = len(kept)
@@ -933,9 +969,9 @@ def hang_trial(workdir: Path, timeout: float = 1.0) -> Outcome:
 
     out = Outcome("observe", "Chroma hangs")
     folder = workdir / "memory"
-    mem = open_memory(
-        folder, base_config(limits=LimitsConfig(min_free_bytes=0, chroma_timeout_seconds=timeout))
-    )
+    limits = LimitsConfig(min_free_bytes=0, chroma_timeout_seconds=timeout)
+    # every write waits for Chroma here (group commit off), so the hung call is the caller's
+    mem = open_memory(folder, base_config(limits=limits, group_commit=GroupCommitConfig(enabled=False)))
     release = threading.Event()
     try:
         kept = mem.observe("stored before Chroma hung", user_id="u")
@@ -990,7 +1026,11 @@ def tmpfs_trial(workdir: Path, size: str = "4m", guard: int = 0) -> Outcome:
         filler = mount / "filler"
         filler.write_bytes(b"\0" * 256 * 1024)
         folder = mount / "memory"
-        config = base_config(limits=LimitsConfig(min_free_bytes=guard, chroma_timeout_seconds=20.0))
+        # every write waits for Chroma (group commit off): each observe meets the full disk itself
+        config = base_config(
+            limits=LimitsConfig(min_free_bytes=guard, chroma_timeout_seconds=20.0),
+            group_commit=GroupCommitConfig(enabled=False),
+        )
         mem = open_memory(folder, config)
         kept: list[str] = []
         failures = 0

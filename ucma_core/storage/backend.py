@@ -12,7 +12,12 @@ Layout of a folder::
 
 Every write is a transaction of the graph (:meth:`MemoryGraph.batch`): its intent
 goes to the journal first, then Chroma and the keyword index are written, then the
-graph changes are committed. If anything raises the graph changes are undone and
+graph changes are committed. With group commit (``MemoryConfig.group_commit``, the
+default for a folder) a small write of new records does not wait for Chroma: its
+records go into the journal with the commit and wait in
+:class:`~ucma_core.storage.pending.BufferedVectorStore`, which writes them to Chroma
+in batches; after a crash the journal's waiting records that Chroma lacks are added
+on open. If anything raises the graph changes are undone and
 the records written to Chroma are removed again (a deletion, which cannot be
 undone, is finished instead), so a call that raised stored nothing. After a crash
 the open intent tells :class:`Backend` exactly what to undo or finish.
@@ -57,6 +62,7 @@ from ucma_core.storage.keywords import KeywordIndex, KeywordRow
 from ucma_core.storage.lock import FolderLock
 from ucma_core.storage.manifest import FEATURES, Manifest, new_key_secret
 from ucma_core.storage.opening import forget_client, heal_segments, set_aside_all
+from ucma_core.storage.pending import BufferedVectorStore, decode_vector
 from ucma_core.storage.vectors import FOLDER_KEY, CollectionProblem, VectorStore
 from ucma_core.storage.verify import VerifyReport
 
@@ -406,10 +412,9 @@ class Backend:
                 self.notes.extend(moved)
                 self.rebuilt_index.extend(moved)
                 self._rebuild_index = True
-        timeout, batch = config.limits.chroma_timeout_seconds, config.limits.chroma_batch_size
         damaged: StorageError | None = None
         try:
-            self.vectors = VectorStore(config.chroma, self.folder, timeout=timeout, max_batch=batch)
+            self.vectors = self._new_vectors()
             self._opened.append(self.vectors)
             self.vectors.use(manifest.collection, create=create, folder_id=manifest.folder_id)
             return
@@ -451,7 +456,7 @@ class Backend:
                 self._opened.pop().close()
             aside = self._set_aside(chroma_dir)
             self.actions.append(f"moved the unreadable {chroma_dir.name}/ to {aside.name}/")
-            self.vectors = VectorStore(config.chroma, self.folder, timeout=timeout, max_batch=batch)
+            self.vectors = self._new_vectors()
             self._opened.append(self.vectors)
             self.vectors.use(manifest.collection, create=True, folder_id=manifest.folder_id)
             return
@@ -461,6 +466,21 @@ class Backend:
         self.vectors.use(name, create=True, folder_id=manifest.folder_id)
         self._set_manifest(collection=name)
         self.actions.append(f"created the Chroma collection {name!r} for this folder")
+
+    def _new_vectors(self) -> VectorStore:
+        """The folder's vector store: buffered (group commit) unless the config turns it off."""
+        config = self.config
+        timeout, batch = config.limits.chroma_timeout_seconds, config.limits.chroma_batch_size
+        if config.group_commit.enabled:
+            return BufferedVectorStore(
+                config.chroma,
+                self.folder,
+                timeout=timeout,
+                max_batch=batch,
+                group=config.group_commit,
+                min_free=config.limits.min_free_bytes if config.chroma.host is None else 0,
+            )
+        return VectorStore(config.chroma, self.folder, timeout=timeout, max_batch=batch)
 
     def _own_collections(self) -> list[str]:
         """Collections stamped with this folder's id, oldest generation first."""
@@ -513,6 +533,11 @@ class Backend:
         undo_adds = [i for i in intent.add if i not in nodes] if intent else []
         doomed = [i for i in intent.delete if i in nodes] if intent else []
         stored = self.vectors.all_ids() - set(undo_adds) - set(doomed)
+        # acknowledged records a crash left waiting for their Chroma write (group commit)
+        waiting = {
+            i: row for i, row in replay.pending.items() if i in nodes and i not in stored and i not in doomed
+        }
+        stored |= set(waiting)
         finish = set(doomed) | {i for i in replay.aborted_deletes if i in nodes and i not in stored}
         scrub = (
             replay.scrub_pending or replay.aborted_scrub or bool(intent and intent.scrub and intent.delete)
@@ -563,6 +588,8 @@ class Backend:
                     f"record(s) removed, {len(intent.rep)} replaced record(s) restored, {len(doomed)} "
                     "deletion(s) finished"
                 )
+        if waiting:
+            self._write_waiting(waiting)
         if only_in_chroma:
             self.restored = self._restore_nodes(only_in_chroma)
             if strict:
@@ -579,6 +606,23 @@ class Backend:
         self._reconcile_keywords(stored)
         self.to_finish = sorted(finish)
         self.scrub_pending = scrub
+
+    def _write_waiting(self, waiting: dict[str, list[Any]]) -> None:
+        """Add to Chroma the records the journal says were waiting for it when the process
+        ended (``[text, fields, vector]`` each)."""
+        ids = sorted(waiting)
+        for start in range(0, len(ids), _PAGE):
+            chunk = ids[start : start + _PAGE]
+            self.vectors.add(
+                chunk,
+                [decode_vector(waiting[i][2]) for i in chunk],
+                [waiting[i][0] for i in chunk],
+                [dict(waiting[i][1]) for i in chunk],
+            )
+        self.notes.append(
+            f"{len(ids)} acknowledged record(s) were still waiting for their Chroma write when the "
+            "process ended; they were written from the journal (nothing lost)"
+        )
 
     def _restore_nodes(self, ids: list[str]) -> list[MemoryRecord]:
         restored: list[MemoryRecord] = []
@@ -635,6 +679,7 @@ class Backend:
         """Copy every record into a new collection and drop the old one, so nothing of deleted
         records (vectors in the vector index, keys in the collection schema) is left in
         Chroma. ``reembed`` computes the vectors again from the text."""
+        self.flush()
         old = self.manifest.collection
         for name, meta in self.vectors.collections().items():  # an earlier rebuild a crash interrupted
             if name != old and meta.get(FOLDER_KEY) == self.manifest.folder_id:
@@ -767,8 +812,30 @@ class Backend:
                 self._finishing = False
 
     def compaction_allowed(self) -> bool:
-        # a snapshot drops the journal, and with it the intents of work still to finish
-        return not self._rollbacks and self._unfinished is None
+        # a snapshot drops the journal, and with it the intents of work still to finish and
+        # the records still waiting for Chroma (written now, if Chroma takes them)
+        return not self._rollbacks and self._unfinished is None and self._drained()
+
+    def _drained(self) -> bool:
+        """Whether no record waits for its Chroma write (writing what waits first)."""
+        vectors = getattr(self, "vectors", None)
+        if not isinstance(vectors, BufferedVectorStore):
+            return True
+        try:
+            vectors.drain()
+        except StorageError:
+            return False
+        return True
+
+    def flush(self) -> None:
+        """Return once Chroma holds every record waiting for its write (group commit).
+
+        Raises:
+            StorageError: Chroma refused the write; the records stay durable in the journal
+                and waiting in the buffer, and are tried again.
+        """
+        if isinstance(self.vectors, BufferedVectorStore):
+            self.vectors.drain()
 
     def rollback_failed(self, pending: list[Callable[[], None]]) -> None:
         self._rollbacks = pending + self._rollbacks
@@ -806,7 +873,17 @@ class Backend:
             new = [i for i in ids if i not in self.graph]  # an undo never removes a stored memory
             self.graph.intend(add=new)
             self.graph.on_abort(lambda: self._undo_add(new))
-            self.vectors.add(ids, vectors, [r.content for r in records], metadatas)
+            texts = [r.content for r in records]
+            if (
+                isinstance(self.vectors, BufferedVectorStore)
+                and len(ids) <= self.vectors.batch_size
+                and len(new) == len(ids)
+            ):
+                # group commit: the journal keeps the rows until Chroma has them
+                staged = self.vectors.stage(ids, vectors, texts, metadatas)
+                self.graph.commit_with({"op": "p", "rows": staged})
+            else:
+                self.vectors.add(ids, vectors, texts, metadatas)
             self.keywords.add(_keyword_row(r, m) for r, m in zip(records, metadatas, strict=True))
             for record in records:
                 self.graph.put_node(record.id, codec.node_attrs(record))
@@ -860,6 +937,7 @@ class Backend:
         scrubbed, a Chroma directory a repair set aside is deleted, and the graph is folded
         into a new snapshot with no previous generation kept. Finishes the ``"s"`` mark of
         :meth:`delete`; safe to repeat."""
+        self.flush()  # the snapshot below empties the journal, which holds what waits for Chroma
         self.rebuild_collection()
         self.vectors.scrub(ids)
         unknown = self.vectors.sanitize_index()
@@ -949,6 +1027,11 @@ class Backend:
             )
         if self.scrub_pending:
             problems.append("deleted text is waiting to be scrubbed from the files")
+        if isinstance(self.vectors, BufferedVectorStore) and self.vectors.pending.error is not None:
+            problems.append(
+                f"{len(self.vectors.pending)} record(s) wait for their Chroma write, which failed "
+                f"({self.vectors.pending.error}); they are durable in the journal and tried again"
+            )
         if deep:
             sample = sorted(stored)[:20]
             if sample and not self.vectors.vectors_readable(sample):

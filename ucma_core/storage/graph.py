@@ -207,6 +207,8 @@ class _Transaction:
     aborts: list[Callable[[], None]] = field(default_factory=list)
     #: How many of ``ops`` an intent line already carries.
     recorded: int = 0
+    #: Control lines written with the commit mark (``"p"``: records waiting for Chroma).
+    extra: list[Op] = field(default_factory=list)
 
 
 class MemoryGraph:
@@ -363,6 +365,11 @@ class MemoryGraph:
         """Commit a scrub-pending mark with the current transaction (see :class:`Replay`)."""
         self._require_txn().scrub = True
 
+    def commit_with(self, op: Op) -> None:
+        """Write the control line ``op`` with the current transaction's commit mark (it counts
+        only if the transaction commits)."""
+        self._require_txn().extra.append(op)
+
     def on_abort(self, undo: Callable[[], None]) -> None:
         """Run ``undo`` if the current transaction is rolled back (last registered runs first)."""
         self._require_txn().aborts.append(undo)
@@ -376,14 +383,14 @@ class MemoryGraph:
         ops = self._carry + txn.ops
         if self._journal is None or not (ops or txn.begun or txn.scrub):
             return
-        lines = [*ops, *([{"op": "s"}] if txn.scrub else []), {"op": "c"}]
+        lines = [*ops, *txn.extra, *([{"op": "s"}] if txn.scrub else []), {"op": "c"}]
         self._journal.append(lines)
         self._carry = []
         self._maybe_compact()
 
     def _abort(self, txn: _Transaction) -> None:
         if txn.no_return:
-            self._carry.extend(txn.ops)
+            self._carry.extend([*txn.ops, *txn.extra])
             if self._hooks is not None:
                 self._hooks.unfinished(txn.intent)
             return

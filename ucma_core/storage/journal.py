@@ -12,7 +12,11 @@ A write costs a couple of appended lines (O(1)), never a re-dump of the graph:
   replayed; the intent of a transaction left open by a crash says what to undo in
   Chroma (added records, replaced rows) or to finish (deletions);
 * ``"a"`` — abort (the transaction was rolled back in the process); ``"s"`` — a
-  committed deletion whose text still has to be scrubbed from the files; ``"v"`` —
+  committed deletion whose text still has to be scrubbed from the files; ``"p"`` —
+  records the transaction left waiting for their Chroma write (group commit, see
+  :mod:`~ucma_core.storage.pending`), with their text, fields and vector, so a crash
+  before that write loses nothing (the journal is folded into a snapshot only once
+  nothing waits); ``"v"`` —
   the lines after it follow these rules (journals written by earlier versions have
   no marks and every line counts).
 
@@ -55,7 +59,7 @@ Op = dict[str, Any]
 Entry = list[Any]
 
 #: Journal lines that are not graph changes.
-CONTROL_OPS = frozenset({"v", "b", "i", "c", "a", "s"})
+CONTROL_OPS = frozenset({"v", "b", "i", "c", "a", "s", "p"})
 
 _FORMAT = "ucma-graph-snapshot"
 
@@ -119,6 +123,9 @@ class Replay:
     aborted_scrub: bool = False
     #: A committed deletion whose text was not scrubbed yet.
     scrub_pending: bool = False
+    #: Records committed to wait for their Chroma write: id -> ``[text, fields, vector]``
+    #: (the vector as :func:`~ucma_core.storage.pending.encode_vector` wrote it).
+    pending: dict[str, list[Any]] = field(default_factory=dict)
     #: Whether the journal has commit marks (written by this version).
     marked: bool = False
     #: The sequence number of the last entry read.
@@ -159,6 +166,8 @@ def replay(lines: Iterable[Op]) -> Replay:
             for entry in buffered:
                 if entry["op"] == "s":
                     out.scrub_pending = True
+                elif entry["op"] == "p":
+                    out.pending.update(entry.get("rows") or {})
                 else:
                     out.ops.append(entry)
             buffered = []

@@ -192,7 +192,8 @@ def run(suite: Suite, *extra: str) -> Counts:
         started = time.monotonic()
         done = subprocess.run(
             [sys.executable, "-m", "pytest", *suite.files, "-p", "ucma_swap_common", "-p", suite.swap,
-             "-p", "no:cacheprovider", "-q", "-rfEX", "--no-header", "-o", "addopts=--strict-markers", "-o", "junit_family=xunit1",
+             "-p", "no:cacheprovider", "-q", "-rfEX", "--no-header", "-o", "addopts=--strict-markers",
+             "-o", "junit_family=xunit1",
              f"--junitxml={report}", "--basetemp", str(Path(tmp) / "t"), "--timeout=120", *extra],
             cwd=where, env=env, capture_output=True, text=True, check=False,
         )  # fmt: skip

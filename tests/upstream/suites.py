@@ -193,7 +193,7 @@ def run(suite: Suite, *extra: str) -> Counts:
         done = subprocess.run(
             [sys.executable, "-m", "pytest", *suite.files, "-p", "ucma_swap_common", "-p", suite.swap,
              "-p", "no:cacheprovider", "-q", "-rfEX", "--no-header", "-o", "addopts=--strict-markers",
-             "-o", "junit_family=xunit1",
+             "-o", "junit_family=xunit1", "-o", "asyncio_default_fixture_loop_scope=function",
              f"--junitxml={report}", "--basetemp", str(Path(tmp) / "t"), "--timeout=120", *extra],
             cwd=where, env=env, capture_output=True, text=True, check=False,
         )  # fmt: skip
@@ -209,6 +209,7 @@ def run(suite: Suite, *extra: str) -> Counts:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--run", action="store_true", help="also run the suites and print the counts")
+    parser.add_argument("--list", action="store_true", help="with --run: name every test by outcome")
     parser.add_argument("names", nargs="*", help="suite names (default: all)")
     args = parser.parse_args()
     chosen = [s for s in SUITES if not args.names or s.name in args.names]
@@ -220,6 +221,10 @@ def main() -> None:
             print(counts.line())
             for name in counts.failed:
                 print(f"  FAILED {name}")
+            if args.list:
+                for outcome in ("xfailed", "not_applicable", "passed"):
+                    for name in getattr(counts, outcome):
+                        print(f"  {outcome} {name}")
             if counts.failed:
                 print(counts.output)
 

@@ -98,6 +98,11 @@ def _ucma_adapter_use(request: pytest.FixtureRequest) -> Iterator[None]:
     request.node.user_properties.append(("ucma_adapter", "reached" if _state["reached"] else "not reached"))
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    # LangGraph's TTL tests retry timing-sensitive cases with pytest-retry's marker; here they run once
+    config.addinivalue_line("markers", "flaky(retries): retried upstream by pytest-retry; run once here")
+
+
 def pytest_runtest_teardown(item: pytest.Item) -> None:
     close_all()
 

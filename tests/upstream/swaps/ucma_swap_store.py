@@ -69,6 +69,14 @@ class AsyncSqliteStore(InMemoryStore):
         """Nothing to set up."""
 
 
+_ONE_VECTOR = (
+    "one vector per item (its indexed fields joined), scored by cosine similarity with the query; "
+    "LangGraph keeps one vector per field and scores the best field"
+)
+_SAME_AS_MEMORY = (
+    "the [file] run of a test that also runs as [memory]: both build the same UCMAStore on a memory "
+    "folder (the connection string is not used)"
+)
 _PLAIN_SWEEP = "sweep_ttl() is a plain method (AsyncSqliteStore's is a coroutine)"
 
 common.plan(
@@ -81,10 +89,9 @@ common.plan(
     xfail={
         "test_store.py::test_vector_store_initialization": "the memory's embedder embeds: the index "
         "config and the store carry no `embed` / `embeddings` (UCMAStore refuses index['embed'])",
-        "test_store.py::test_embed_with_path*": "one vector per item (its indexed fields joined), scored "
-        "by cosine similarity with the query; LangGraph keeps one vector per field and scores the best field",
-        "test_async_store.py::test_embed_with_path": "one vector per item (its indexed fields joined); "
-        "LangGraph keeps one vector per field and scores the best field",
+        "test_store.py::test_embed_with_path": _ONE_VECTOR,
+        "test_store.py::test_embed_with_path[[]*": _ONE_VECTOR,
+        "test_async_store.py::test_embed_with_path": _ONE_VECTOR,
         "test_store.py::test_sql_injection_vulnerability*": "no SQL is built from filter keys: any key "
         "is a path to match (a key naming no field matches nothing) instead of a ValueError",
         "test_async_store.py::test_no_running_loop*": "one class for sync and async code: the sync "
@@ -106,6 +113,8 @@ common.plan(
         "take more than the 120 s test timeout: UCMAStore embeds and writes each put on its own",
     },
     not_applicable={
+        "test_store.py::*[[]file*": _SAME_AS_MEMORY,
+        "test_async_store.py::*[[]file*": _SAME_AS_MEMORY,
         "test_store.py::test_nonnull_migrations": "SqliteStore's SQL migrations (SqliteStore.MIGRATIONS)",
     },
 )

@@ -7,4 +7,7 @@ bash scripts/setup.sh "all,dev"
 . .venv/bin/activate
 ruff check ucma_core ucma_langchain ucma_llamaindex tests benchmarks examples notebooks
 mypy
+# the frameworks' own tests for the classes UCMA replaces (tests/upstream): the installed versions'
+# sdists, fetched from the package index now, so the test run itself stays offline
+python -m tests.upstream.suites
 python -m pytest

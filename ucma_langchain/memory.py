@@ -147,6 +147,8 @@ class UCMAMemory(BaseMemory):
             output_key = next(iter(outputs))
         elif "output" in outputs:
             output_key = "output"
+        elif not outputs:
+            raise InvalidInputError("the chain gave no output to save; save_context needs the chain's answer")
         else:
             raise InvalidInputError(
                 f"several chain outputs {sorted(outputs)}; set output_key to the one to save"

@@ -70,6 +70,8 @@ def test_bad_inputs(keep_all: Memory) -> None:
         memory.load_memory_variables({"input": 42})
     with pytest.raises(InvalidInputError, match="set output_key"):
         memory.save_context({"input": "x"}, {"a": "1", "b": "2"})
+    with pytest.raises(InvalidInputError, match="no output to save"):
+        memory.save_context({"input": "x"}, {})
     assert keep_all.history(user_id="ana", session_id="now") == []
     memory.save_context({"input": "  "}, {"output": "an answer to nothing"})  # empty turns are skipped
     assert [e.content for e in keep_all.history(user_id="ana", session_id="now")] == ["an answer to nothing"]

@@ -1,0 +1,202 @@
+"""Corrections linked as they are observed: knowledge updates before any sleep cycle.
+
+When a user turn corrects or updates an earlier one ("Actually I decided on the MacBook Air
+instead", "We moved to Lisbon", "I don't work at Initech anymore", "No, it's Postgres not
+MySQL"), :func:`link_corrections` marks the earlier turn ``revised_by`` the correction right
+away, the marker ranking reads (:mod:`ucma_core.retrieval.markers`): the corrected turn
+scores half and its correction takes at least its relevance, so the correction ranks first
+from the next :meth:`~ucma_core.Memory.remember` on. The link is made only when the rules
+can tell which turn is corrected; the sleep cycle later confirms or undoes it
+(:mod:`ucma_core.consolidation.revisions`).
+
+The rules, on the user's own turns (the same user and agent, the last
+:data:`WINDOW` turns before the correction):
+
+* the correction must state a revision (the offline fact rules mark it ``revises``: a cue
+  like "actually", "instead", "scratch that", "switched", "anymore", "moved", "new"), or
+  say "no, … not Y";
+* it corrects an earlier turn when a fact of each has the same subject and the two
+  facts conflict (:func:`~ucma_core.providers.conflicts.facts_conflict`: the old value named,
+  the same single-valued predicate, a negation, a revised decision or preference);
+* never across topics: when both facts' objects are of a known kind
+  (:func:`~ucma_core.providers.kinds.kind_of`: a laptop, a deploy target, a database…),
+  the kinds must be the same. A revised decision or preference whose kind is unknown on
+  either side is linked only to the user's turn just before it;
+* a revised decision takes back one earlier decision, the latest that fits; other
+  conflicts mark every conflicting turn in the window;
+* "no, it's X not Y" (or "… rather than Y") corrects the latest earlier turn that
+  mentions ``Y``.
+
+The correction records what it corrects (``corrects``, a list of ids, and
+``revision="observed"``), and a ``supersedes`` edge links the two turns.
+
+Examples:
+    >>> import tempfile
+    >>> from ucma_core import Memory
+    >>> from ucma_core.embedders import HashingEmbedder
+    >>> with Memory(tempfile.mkdtemp(), embedder=HashingEmbedder()) as mem:
+    ...     old = mem.observe("I'm going to buy the ThinkPad X1 Carbon for work.", user_id="sam", keep=True)
+    ...     new = mem.observe("Actually I decided on the MacBook Air instead.", user_id="sam", keep=True)
+    ...     mem.edges(new, edge_type="supersedes") == [(new, old, "supersedes", 1.0)]
+    True
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from ucma_core.providers.conflicts import facts_conflict, is_decision, negated
+from ucma_core.providers.fact_rules import extract_facts
+from ucma_core.providers.kinds import kind_of
+from ucma_core.providers.protocols import ExtractedFact
+from ucma_core.records import MemoryType, Source
+from ucma_core.scope import ANY, Scope
+from ucma_core.storage.graph import EdgeType
+
+if TYPE_CHECKING:
+    from ucma_core.stores.folder import FolderStores
+
+__all__ = ["WINDOW", "link_corrections", "named_old_value"]
+
+#: How many of the user's turns before a correction it may correct.
+WINDOW = 20
+#: "no, it's X not Y", "actually X rather than Y": the old value ``Y`` named outright.
+_NAMED_OLD = re.compile(
+    r"^\s*(?:no|nope|actually|correction|sorry)\b[^.!?]*?\b(?:not|rather\s+than|instead\s+of)\s+"
+    r"(?:the\s+|a\s+|an\s+|my\s+)?(?P<old>[\w][\w.+#-]*(?:\s+[\w][\w.+#-]*){0,3}?)\s*(?:[.,;!?]|$)",
+    re.I,
+)
+_STOP = frozenset("it that this one them those these me you him her us".split())
+
+
+def named_old_value(text: str) -> str | None:
+    """The old value a "no, it's X not Y" correction names, or ``None``.
+
+    Examples:
+        >>> named_old_value("No, it's Postgres not MySQL."), named_old_value("No, I do not.")
+        ('MySQL', None)
+    """
+    m = _NAMED_OLD.search(text)
+    if m is None:
+        return None
+    old = m["old"].strip().rstrip(".-")
+    return None if old.lower() in _STOP or old.lower() in ("do", "did", "am", "was") else old
+
+
+@lru_cache(maxsize=1024)
+def _facts(text: str, me: str) -> tuple[ExtractedFact, ...]:
+    return tuple(extract_facts(text, me))
+
+
+def _speaker(node: Mapping[str, Any]) -> str:
+    people = node.get("participants") or ()
+    return str(people[0]) if people else "the user"
+
+
+def link_corrections(stores: FolderStores, memory_ids: Iterable[str | None]) -> list[tuple[str, str]]:
+    """Link each new user turn among ``memory_ids`` that corrects an earlier turn (see the
+    module docstring); returns the ``(correction, corrected)`` pairs linked. Call it under
+    the memory's lock, once the turns are stored."""
+    linked: list[tuple[str, str]] = []
+    graph = stores.backend.graph
+    for memory_id in memory_ids:
+        node = graph.node(memory_id) if memory_id else None
+        if node is None or node.get("source") != Source.USER.value or node.get("source_ids"):
+            continue
+        assert memory_id is not None
+        text = stores.backend.rows([memory_id]).get(memory_id, ("", {}))[0]
+        me = _speaker(node)
+        revising = [f for f in _facts(text, me) if f.revises]
+        named = named_old_value(text)
+        if not revising and named is None:
+            continue
+        corrected = _corrected(stores, memory_id, node, revising, named, me)
+        if not corrected:
+            continue
+        with graph.batch():
+            for old in corrected:
+                stores.backend.set_state(old, revised_by=memory_id, revision="observed")
+                graph.add_edge(memory_id, old, EdgeType.SUPERSEDES, 1.0)
+            stores.backend.set_state(memory_id, corrects=list(corrected), revision="observed")
+        linked += [(memory_id, old) for old in corrected]
+    return linked
+
+
+def _earlier(stores: FolderStores, memory_id: str, node: Mapping[str, Any]) -> list[str]:
+    """The user's own turns before ``memory_id`` (same user and agent), latest first."""
+    graph = stores.backend.graph
+    at = float(node["timestamp"])
+    out = []
+    for other in reversed(stores.episodic.turns(Scope(node.get("user_id"), ANY, ANY))):
+        attrs = graph.node(other)
+        if (
+            other == memory_id
+            or attrs is None
+            or attrs.get("agent_id") != node.get("agent_id")
+            or attrs.get("source") != Source.USER.value
+            or attrs.get("memory_type") != MemoryType.EPISODIC.value
+            or float(attrs["timestamp"]) > at
+        ):
+            continue
+        out.append(other)
+        if len(out) >= WINDOW:
+            break
+    return out
+
+
+def _corrected(
+    stores: FolderStores,
+    memory_id: str,
+    node: Mapping[str, Any],
+    revising: Sequence[ExtractedFact],
+    named: str | None,
+    me: str,
+) -> list[str]:
+    graph = stores.backend.graph
+    earlier = [i for i in _earlier(stores, memory_id, node) if not (graph.node(i) or {}).get("revised_by")]
+    if not earlier:
+        return []
+    texts = {i: t for i, (t, _) in stores.backend.rows(earlier).items()}
+    found: list[str] = []
+    if named is not None:
+        pattern = re.compile(r"(?<![\w])" + re.escape(named) + r"(?![\w])", re.I)
+        hit = next((i for i in earlier if pattern.search(texts.get(i, ""))), None)
+        if hit is not None:
+            found.append(hit)
+    for fact in revising:
+        for n, old_id in enumerate(earlier):
+            if old_id in found:
+                continue
+            verdict = _corrects(fact, _facts(texts.get(old_id, ""), me), adjacent=n == 0)
+            if verdict:
+                found.append(old_id)
+                if verdict == "one":
+                    break
+    return found
+
+
+def _corrects(new: ExtractedFact, olds: Sequence[ExtractedFact], *, adjacent: bool) -> str:
+    """Whether a revising fact takes back one of ``olds``: ``"one"`` (a revised decision or
+    preference: the latest that fits only), ``"all"`` (a conflict every such turn shares),
+    or ``""``."""
+    for old in olds:
+        if old.subject.strip().lower() != new.subject.strip().lower():
+            continue
+        x, y = kind_of(old.object), kind_of(new.object)
+        if x is not None and y is not None and x != y:
+            continue  # never across topics
+        explicit = bool(new.replaces) or negated(new.predicate) is not None
+        choice = is_decision(old.predicate) and is_decision(new.predicate)
+        preference = old.predicate == new.predicate and old.predicate in ("prefers", "uses")
+        if not explicit and (choice or preference):
+            if (x is None or y is None) and not adjacent:
+                continue  # the rules cannot tell the topic: only the turn just before
+            if old.object.strip().lower() != new.object.strip().lower():
+                return "one"
+            continue
+        if facts_conflict(old, new):
+            return "all"
+    return ""

@@ -120,6 +120,10 @@ def link_corrections(stores: FolderStores, memory_ids: Iterable[str | None]) -> 
             for old in corrected:
                 stores.backend.set_state(old, revised_by=memory_id, revision="observed")
                 graph.add_edge(memory_id, old, EdgeType.SUPERSEDES, 1.0)
+                group = (graph.node(old) or {}).get("consolidated_into")
+                if group and graph.node(group) is not None and not graph.node(group).get("revised_by"):
+                    # a summary holding the stale turn ranks below the correction too
+                    stores.backend.set_state(group, revised_by=memory_id)
             stores.backend.set_state(memory_id, corrects=list(corrected), revision="observed")
         linked += [(memory_id, old) for old in corrected]
     return linked

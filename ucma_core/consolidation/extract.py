@@ -32,10 +32,12 @@ from typing import Any
 
 import numpy as np
 
+from ucma_core.consolidation import revisions
 from ucma_core.consolidation.context import CycleContext, batches, stopped
 from ucma_core.consolidation.report import ConsolidationReport
 from ucma_core.providers.conflicts import canonical_predicate, is_decision, related_predicates, single_valued
 from ucma_core.providers.fact_objects import RELATIONS
+from ucma_core.providers.kinds import same_kind
 from ucma_core.providers.protocols import ExtractedFact
 from ucma_core.providers.text import TOKEN, content_words, same_name
 from ucma_core.records import MemoryType, Source
@@ -46,7 +48,7 @@ from ucma_core.stores.semantic import entity_id, normalise
 __all__ = ["REVISED_IMPORTANCE", "run"]
 
 #: The importance of an episode whose fact was revised is multiplied by this.
-REVISED_IMPORTANCE = 0.6
+REVISED_IMPORTANCE = revisions.REVISED_IMPORTANCE
 
 _Key = tuple[str, str, str, str, str]
 _Scope = tuple[Any, Any]
@@ -91,6 +93,7 @@ def run(cx: CycleContext, now: float, report: ConsolidationReport, stop: threadi
                 else:
                     cx.ctx.backend.set_state(memory_id, facts_done=True)
                 report.count("extract", "episodes")
+    revisions.run(cx, now, report, stop)
 
 
 def _learn(
@@ -272,6 +275,7 @@ def _rival_pairs(
                     (t, o)
                     for t, o in olds
                     if _relevant(o.predicate, fact)
+                    and same_kind(o.object, fact.object) is not False  # never across topics
                     and not (
                         normalise(o.object) == normalise(fact.object)
                         and canonical_predicate(o.predicate) == canonical_predicate(fact.predicate)

@@ -43,6 +43,7 @@ _KINDS: dict[str, str] = {
     "os": "linux windows macos ubuntu fedora debian arch-linux",
     "browser": "browser chrome firefox safari brave edge opera vivaldi",
     "car": "car tesla golf prius civic corolla volvo bmw audi toyota honda",
+    "instrument": "instrument guitar piano violin cello viola drums ukulele flute saxophone trumpet",
     "answer style": "answer answers explanation explanations brevity brief short long concise "
     "verbose detailed terse",
 }

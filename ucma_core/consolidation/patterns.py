@@ -1,7 +1,9 @@
 """Phase 4, ``patterns``: what a conversation's turns teach beyond facts.
 
 * An episode that reports success or failure, with the turns before it, yields a
-  procedure (or an outcome for a known one) and a lesson.
+  procedure (or an outcome for a known one) and a lesson; a lesson about a problem a lesson
+  was already learned about is merged into it, both outcomes kept
+  (:mod:`~ucma_core.consolidation.lessons`).
 * A user turn that asks something is marked ``question``; when the next turn of the
   session answers it (an assistant or tool turn), the question gets ``answered_by`` (the
   answer's id), the answer ``answers`` (the question's id), and the question's importance
@@ -19,6 +21,7 @@ import threading
 from typing import Any
 
 from ucma_core.consolidation.context import CycleContext, stopped
+from ucma_core.consolidation.lessons import add_lesson
 from ucma_core.consolidation.report import ConsolidationReport
 from ucma_core.outcomes import outcome
 from ucma_core.providers.howto import how_to_task, is_question
@@ -166,17 +169,5 @@ def _story(
         if procedure is not None and procedure.steps:
             _add_procedure(cx, procedure, attrs, window_ids, report)
         if lesson is not None:
-            cx.stores.learning.add(
-                insight=lesson.insight,
-                title=lesson.title,
-                learning_type=LearningType(lesson.learning_type),
-                applicability=lesson.applicability,
-                confidence=lesson.confidence,
-                importance=0.6,
-                evidence=window_ids,
-                source=Source.CONSOLIDATION.value,
-                metadata={},
-                **_scope(attrs),
-            )
-            report.count("patterns", "learnings")
+            add_lesson(cx, lesson, _scope(attrs), window_ids, succeeded, report)
         cx.ctx.backend.set_state(memory_id, mined=True)

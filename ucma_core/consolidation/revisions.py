@@ -49,7 +49,7 @@ def run(cx: CycleContext, now: float, report: ConsolidationReport, stop: threadi
             )
     revised = cx.episodes(lambda a: bool(a.get("revised_by")) and bool(a.get("consolidated_into")))
     with cx.lock, cx.ctx.backend.graph.batch():
-        for old, attrs in revised:
+        for _, attrs in revised:
             if _mark_group(cx, str(attrs["consolidated_into"]), str(attrs["revised_by"])):
                 report.count("revisions", "groups_marked")
 

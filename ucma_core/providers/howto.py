@@ -122,7 +122,8 @@ def instruction_steps(text: str) -> list[str]:
             continue
         in_sequence = marked or bool(_SEQUENCE.match(sentence))
         marked = False
-        clauses = [_ADVICE.sub("", _LEAD.sub("", c)) for c in _clauses(_NUMBER.sub("", sentence).rstrip(".!"))]
+        body = _NUMBER.sub("", sentence).rstrip(".!")
+        clauses = [_ADVICE.sub("", _LEAD.sub("", c)) for c in _clauses(body)]
         known = [bool(c.split()) and _is_verb(c.split()[0]) for c in clauses]
         for n, clause in enumerate(clauses):
             words = clause.split()

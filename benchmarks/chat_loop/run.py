@@ -52,7 +52,15 @@ from .keep_drop import HELD_OUT as HELD_OUT_TURNS
 from .keep_drop import TURNS
 from .metrics import Counts, fact_matches, match_facts, near_duplicates
 from .model import ScriptedModel
-from .scenarios import MULTI_TOPIC, PROFILE, PROFILE_FACTS, PROFILE_NAME, PROFILE_QUESTIONS, SCENARIOS, Scenario
+from .scenarios import (
+    MULTI_TOPIC,
+    PROFILE,
+    PROFILE_FACTS,
+    PROFILE_NAME,
+    PROFILE_QUESTIONS,
+    SCENARIOS,
+    Scenario,
+)
 
 DAY = 86_400.0
 START = 1_767_600_000.0  # 2026-01-05 08:00 UTC

@@ -22,7 +22,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["MULTI_TOPIC", "PROFILE", "PROFILE_FACTS", "PROFILE_NAME", "PROFILE_QUESTIONS", "SCENARIOS", "Scenario", "Turn"]
+__all__ = [
+    "MULTI_TOPIC",
+    "PROFILE",
+    "PROFILE_FACTS",
+    "PROFILE_NAME",
+    "PROFILE_QUESTIONS",
+    "SCENARIOS",
+    "Scenario",
+    "Turn",
+]
 
 
 @dataclass(frozen=True)

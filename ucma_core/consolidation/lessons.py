@@ -76,7 +76,8 @@ def add_lesson(
     ids = [
         memory_id
         for memory_id, attrs in cx.stores.scan(learned, [MemoryType.LEARNING])
-        if attrs.get("agent_id") == scope.get("agent_id") and attrs.get("source") == Source.CONSOLIDATION.value
+        if attrs.get("agent_id") == scope.get("agent_id")
+        and attrs.get("source") == Source.CONSOLIDATION.value
     ]
     for old in cx.stores.fetch_ordered(sorted(ids), Learning):
         if not same_problem(old.title, lesson.title):
@@ -92,7 +93,9 @@ def add_lesson(
         mixed = LearningType.SUCCESS_PATTERN.value in kinds and len(kinds) > 1
         subject = _PREFIX.sub("", old.title)
         title = f"What fixed and what did not: {subject}" if mixed else old.title
-        kind = LearningType.SUCCESS_PATTERN if LearningType.SUCCESS_PATTERN.value in kinds else old.learning_type
+        kind = (
+            LearningType.SUCCESS_PATTERN if LearningType.SUCCESS_PATTERN.value in kinds else old.learning_type
+        )
         successes = int(attrs.get("story_successes", 0)) + int(succeeded)
         failures = int(attrs.get("story_failures", 0)) + int(not succeeded)
         if not attrs.get("story_successes") and not attrs.get("story_failures"):

@@ -44,9 +44,7 @@ def run(cx: CycleContext, now: float, report: ConsolidationReport, stop: threadi
             return
         with cx.lock, cx.ctx.backend.graph.batch():
             kept = [old for old in attrs.get("corrects", ()) if _settle(cx, correction, str(old), report)]
-            cx.ctx.backend.set_state(
-                correction, corrects=kept, revision="confirmed" if kept else "undone"
-            )
+            cx.ctx.backend.set_state(correction, corrects=kept, revision="confirmed" if kept else "undone")
     revised = cx.episodes(lambda a: bool(a.get("revised_by")) and bool(a.get("consolidated_into")))
     with cx.lock, cx.ctx.backend.graph.batch():
         for _, attrs in revised:
@@ -72,9 +70,7 @@ def _settle(cx: CycleContext, correction: str, old: str, report: ConsolidationRe
     if node is None or node.get("revised_by") != correction:
         return False
     new_facts, old_facts = _derived(cx, correction), _derived(cx, old)
-    superseded = any(
-        (graph.node(f) or {}).get("superseded_by") in new_facts for f in old_facts
-    )
+    superseded = any((graph.node(f) or {}).get("superseded_by") in new_facts for f in old_facts)
     if superseded or not new_facts or not old_facts:
         cx.ctx.backend.set_state(
             old,

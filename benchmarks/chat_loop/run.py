@@ -61,6 +61,7 @@ from .scenarios import (
     SCENARIOS,
     Scenario,
 )
+from .sleep import sleep_outputs
 
 DAY = 86_400.0
 START = 1_767_600_000.0  # 2026-01-05 08:00 UTC
@@ -354,6 +355,12 @@ def _cross_topic(mem: Memory, topic_of: dict[str, str]) -> int:
     return crossed
 
 
+# ---------------------------------------------------------------------------------------- 3c. sleep outputs
+def _sleep(kind: str, embedder: Callable[[], Any]) -> dict[str, Any]:
+    clock = Clock()
+    return sleep_outputs(partial(memory, embedder, make_provider(kind), clock), clock, START)
+
+
 # ---------------------------------------------------------------------------------------- 4. profile
 def profile(kind: str, embedder: Callable[[], Any], nights: int, verbose: bool) -> dict[str, Any]:
     clock = Clock()
@@ -519,6 +526,40 @@ def print_tables(results: dict[str, Any], kinds: list[str], days: list[int]) -> 
         lambda r: f"{r['multi_topic']['cross_before']} / {r['multi_topic']['cross_after']}",
     )
 
+    print("\n3c. what the sleep cycle writes (one cycle)\n")
+    print(head, rule, sep="\n")
+    sl = next(results[k]["sleep"] for k in kinds if results[k]["sleep"] is not None)
+
+    def srow(label: str, cell: Callable[[dict[str, Any]], str]) -> None:
+        row(label, lambda r: "—" if r["sleep"] is None else cell(r))
+
+    srow(
+        f"procedures: every labelled step kept, in order ({sl['procedures']})",
+        lambda r: str(r["sleep"]["procedures_in_order"]),
+    )
+    srow(
+        f"procedures, held-out answers: every labelled step kept, in order ({sl['procedures_held_out']})",
+        lambda r: str(r["sleep"]["procedures_held_out_in_order"]),
+    )
+    srow(
+        f"lessons: one lesson per problem carrying both outcomes ({sl['problems']})",
+        lambda r: f"{r['sleep']['lessons_merged']} ({r['sleep']['lessons']} lessons)",
+    )
+    srow(
+        f"reminders: intention created ({sl['reminders']})",
+        lambda r: str(r["sleep"]["reminders_created"]),
+    )
+    srow(
+        "reminders: fired by a later mention",
+        lambda r: str(r["sleep"]["reminders_fired"]),
+    )
+    srow("reminders: intentions from turns that ask none", lambda r: str(r["sleep"]["stray_intentions"]))
+    srow("names: facts whose subject is a raw user id", lambda r: str(r["sleep"]["raw_id_subjects"]))
+    srow(
+        'names: facts of the user who said "I\'m Noor" about Noor',
+        lambda r: f"{r['sleep']['named_facts']}/{r['sleep']['named_total']}",
+    )
+
     print(
         f"\n4. return after N days, one consolidation per night "
         f"({len(PROFILE_QUESTIONS)} profile questions)\n"
@@ -556,6 +597,8 @@ def main(argv: list[str] | None = None) -> int:
             "extraction_held_out": extraction(kind, args.verbose, HELD_OUT_TEXTS),
             "scenarios": scenarios(kind, embedder, args.verbose),
             "multi_topic": multi_topic(kind, embedder, args.verbose),
+            # the scripted model has canned replies for the other sets only
+            "sleep": _sleep(kind, embedder) if kind == "offline" else None,
             "profile": {str(d): profile(kind, embedder, d, args.verbose) for d in days},
         }
     print(f"embedder: {args.embedder}; providers: {', '.join(kinds)}; {time.perf_counter() - started:.1f} s")

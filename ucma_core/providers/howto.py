@@ -38,7 +38,8 @@ _LEAD = re.compile(
 )
 #: Verbs of instructions that are not problem-solving actions (the story's verbs cover those).
 _MORE_VERBS = frozenset(
-    """bake boil book choose click connect cook cover discard download email enter feed fill go hold keep
+    """bake boil book choose click clone compress connect cook cover discard download dump email enter
+    extract feed fill generate go hold keep revoke save schedule send store unzip
     leave let log mix note pack paste pick plug pour press reconnect select sign sprinkle stir take type
     pull push unplug upload visit wait""".split()
 )
@@ -123,17 +124,20 @@ def instruction_steps(text: str) -> list[str]:
         in_sequence = marked or bool(_SEQUENCE.match(sentence))
         marked = False
         body = _NUMBER.sub("", sentence).rstrip(".!")
-        clauses = [_ADVICE.sub("", _LEAD.sub("", c)) for c in _clauses(body)]
+        cut = _clauses(body)
+        clauses = [_ADVICE.sub("", _LEAD.sub("", c)) for c, _ in cut]
         known = [bool(c.split()) and _is_verb(c.split()[0]) for c in clauses]
+        sequence = in_sequence or any(known) or any(forced for _, forced in cut)
         for n, clause in enumerate(clauses):
             words = clause.split()
             if not words:
                 continue
-            # a clause that opens a sequence of instructions is one too, whatever its verb
-            # ("Clone the repo, then install…", "1. Clone the repo."): an instruction whose
-            # verb is not in the lists is never lost
-            opens = n == 0 and (in_sequence or any(known[1:]))
-            if not (known[n] or (opens and _instruction_like(words[0]))):
+            # a clause that opens a sequence of instructions, or that "then" opens, is one
+            # too, whatever its verb ("Clone the repo, then install…", "1. Clone the repo.",
+            # "…, then compress the file"): an instruction whose verb is not in the lists is
+            # never lost
+            in_line = (n == 0 and sequence) or cut[n][1]
+            if not (known[n] or (in_line and _instruction_like(words[0]))):
                 continue
             step = re.sub(r"\x00(\d+)\x00", lambda m: codes[int(m[1])], clause).strip(" ,.")
             steps.append(step[0].upper() + step[1:])
@@ -146,18 +150,20 @@ def _instruction_like(word: str) -> bool:
     return w.isalpha() and w not in _NOT_STEPS and not w.endswith(("ing", "ly"))
 
 
-def _clauses(sentence: str) -> list[str]:
+def _clauses(sentence: str) -> list[tuple[str, bool]]:
     """A sentence cut into instructions: at ";" and "then" always, at "," and "and" only
-    where an instruction starts ("Mix flour and water" stays whole; "…, and leave it" splits)."""
+    where an instruction starts ("Mix flour and water" stays whole; "…, and leave it" splits).
+    Each clause comes with whether a ";" or "then" opened it (a step of a sequence)."""
     parts = _SPLIT.split(sentence)
-    out = [_LEAD.sub("", parts[0].strip())]
+    out = [(_LEAD.sub("", parts[0].strip()), False)]
     for sep, part in zip(parts[1::2], parts[2::2], strict=True):
         clause = _LEAD.sub("", part.strip())
         first = clause.split()[0] if clause.split() else ""
-        if sep.strip().lower() in (";", "then", ", then") or _is_verb(first):
-            out.append(clause)
+        forced = sep.strip().lower() in (";", "then", ", then")
+        if forced or _is_verb(first):
+            out.append((clause, forced))
         else:
-            out[-1] = out[-1] + sep + part
+            out[-1] = (out[-1][0] + sep + part, out[-1][1])
     return out
 
 

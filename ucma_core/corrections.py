@@ -20,8 +20,9 @@ The rules, on the user's own turns (the same user and agent, the last
   the same single-valued predicate, a negation, a revised decision or preference);
 * never across topics: when both facts' objects are of a known kind
   (:func:`~ucma_core.providers.kinds.kind_of`: a laptop, a deploy target, a database…),
-  the kinds must be the same. A revised decision or preference whose kind is unknown on
-  either side is linked only to the user's turn just before it;
+  the kinds must be the same. A revised decision or preference ("actually I decided on the
+  kayak") whose kind is unknown on either side is not linked: the rules cannot tell its
+  topic (the sleep cycle, with the provider's judgement, still may);
 * a revised decision takes back one earlier decision, the latest that fits; other
   conflicts mark every conflicting turn in the window;
 * "no, it's X not Y" (or "… rather than Y") corrects the latest earlier turn that
@@ -171,10 +172,10 @@ def _corrected(
         if hit is not None:
             found.append(hit)
     for fact in revising:
-        for n, old_id in enumerate(earlier):
+        for old_id in earlier:
             if old_id in found:
                 continue
-            verdict = _corrects(fact, _facts(texts.get(old_id, ""), me), adjacent=n == 0)
+            verdict = _corrects(fact, _facts(texts.get(old_id, ""), me))
             if verdict:
                 found.append(old_id)
                 if verdict == "one":
@@ -182,7 +183,7 @@ def _corrected(
     return found
 
 
-def _corrects(new: ExtractedFact, olds: Sequence[ExtractedFact], *, adjacent: bool) -> str:
+def _corrects(new: ExtractedFact, olds: Sequence[ExtractedFact]) -> str:
     """Whether a revising fact takes back one of ``olds``: ``"one"`` (a revised decision or
     preference: the latest that fits only), ``"all"`` (a conflict every such turn shares),
     or ``""``."""
@@ -196,8 +197,8 @@ def _corrects(new: ExtractedFact, olds: Sequence[ExtractedFact], *, adjacent: bo
         choice = is_decision(old.predicate) and is_decision(new.predicate)
         preference = old.predicate == new.predicate and old.predicate in ("prefers", "uses")
         if not explicit and (choice or preference):
-            if (x is None or y is None) and not adjacent:
-                continue  # the rules cannot tell the topic: only the turn just before
+            if x is None or y is None:
+                continue  # the rules cannot tell the topic: the sleep cycle may
             if old.object.strip().lower() != new.object.strip().lower():
                 return "one"
             continue

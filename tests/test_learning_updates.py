@@ -76,13 +76,19 @@ def test_a_correction_ranks_first_right_after_it_is_said(mem: Memory, clock: Clo
     ("old", "new", "question"),
     [
         ("I live in Berlin, near Tempelhof.", "We moved to Lisbon last weekend!", "where do I live now?"),
-        ("I work at Initech as a data analyst.", "I don't work at Initech anymore, I joined Globex.", "where do I work?"),
+        (
+            "I work at Initech as a data analyst.",
+            "I don't work at Initech anymore, I joined Globex.",
+            "where do I work?",
+        ),
         ("I use vim for everything.", "I switched from vim to VS Code last month.", "which editor do I use?"),
         ("My manager is Carla.", "Carla left; my new manager is Dev.", "who is my manager?"),
         ("We store the events in MySQL.", "No, it's Postgres not MySQL.", "which database holds the events?"),
     ],
 )
-def test_updates_are_linked_to_what_they_update(mem: Memory, clock: Clock, old: str, new: str, question: str) -> None:
+def test_updates_are_linked_to_what_they_update(
+    mem: Memory, clock: Clock, old: str, new: str, question: str
+) -> None:
     [stale] = _say(mem, clock, "u", ("user", old))
     [fix] = _say(mem, clock, "u", ("user", new), day=5)
     assert _corrects(mem, fix) == {stale}
@@ -106,7 +112,13 @@ def test_a_correction_never_crosses_topics(mem: Memory, clock: Clock) -> None:
 
 
 def test_when_the_rules_cannot_tell_the_topic_nothing_is_linked(mem: Memory, clock: Clock) -> None:
-    _say(mem, clock, "lea", ("user", "I'm going to adopt a greyhound."), ("user", "I'm going to read Dune next."))
+    _say(
+        mem,
+        clock,
+        "lea",
+        ("user", "I'm going to adopt a greyhound."),
+        ("user", "I'm going to read Dune next."),
+    )
     [fix] = _say(mem, clock, "lea", ("user", "Actually I decided on the kayak instead."), day=1)
     assert _corrects(mem, fix) == set()
 
@@ -191,12 +203,21 @@ def test_lessons_about_one_problem_merge_with_both_outcomes(mem: Memory, clock: 
     mem.consolidate()
     [lesson] = mem.list_memories(user_id="ci", memory_types=["learning"])
     assert lesson.learning_type.value == "success_pattern"
-    assert "pin numpy to 1.26" in lesson.insight.lower() and "upgrading pip did not work" in lesson.insight.lower()
+    assert (
+        "pin numpy to 1.26" in lesson.insight.lower()
+        and "upgrading pip did not work" in lesson.insight.lower()
+    )
     assert len(lesson.source_ids) == 6
 
 
 def test_remind_me_becomes_an_intention_that_fires(mem: Memory, clock: Clock) -> None:
-    _say(mem, clock, "r", ("user", "Remind me to call the dentist tomorrow."), ("user", "I reminded Tom to call."))
+    _say(
+        mem,
+        clock,
+        "r",
+        ("user", "Remind me to call the dentist tomorrow."),
+        ("user", "I reminded Tom to call."),
+    )
     clock.t += DAY
     mem.consolidate()
     [intention] = mem.intentions(user_id="r")
@@ -224,6 +245,9 @@ def test_facts_name_the_user_never_by_their_id(mem: Memory, clock: Clock) -> Non
         ("the user", "lives in", "Porto"),
         ("the user", "works at", "Acme"),
     }
-    noor = {(f.subject, f.predicate, f.object) for f in mem.list_memories(user_id="noor-7", memory_types=["semantic"])}
+    noor = {
+        (f.subject, f.predicate, f.object)
+        for f in mem.list_memories(user_id="noor-7", memory_types=["semantic"])
+    }
     assert {("Noor", "lives in", "Cairo"), ("Noor", "likes", "jazz")} <= noor
     assert not any(s.lower() in ("u-4821", "noor-7") for s, _, _ in noor)

@@ -92,6 +92,10 @@ def _facts(text: str, me: str) -> tuple[ExtractedFact, ...]:
     return tuple(extract_facts(text, me))
 
 
+def _attr(node: Mapping[str, Any] | None, name: str) -> Any:
+    return None if node is None else node.get(name)
+
+
 def _speaker(node: Mapping[str, Any]) -> str:
     people = node.get("participants") or ()
     return str(people[0]) if people else "the user"
@@ -121,8 +125,12 @@ def link_corrections(stores: FolderStores, memory_ids: Iterable[str | None]) -> 
             for old in corrected:
                 stores.backend.set_state(old, revised_by=memory_id, revision="observed")
                 graph.add_edge(memory_id, old, EdgeType.SUPERSEDES, 1.0)
-                group = (graph.node(old) or {}).get("consolidated_into")
-                if group and graph.node(group) is not None and not graph.node(group).get("revised_by"):
+                group = _attr(graph.node(old), "consolidated_into")
+                if (
+                    isinstance(group, str)
+                    and graph.node(group) is not None
+                    and not _attr(graph.node(group), "revised_by")
+                ):
                     # a summary holding the stale turn ranks below the correction too
                     stores.backend.set_state(group, revised_by=memory_id)
             stores.backend.set_state(memory_id, corrects=list(corrected), revision="observed")
@@ -161,7 +169,7 @@ def _corrected(
     me: str,
 ) -> list[str]:
     graph = stores.backend.graph
-    earlier = [i for i in _earlier(stores, memory_id, node) if not (graph.node(i) or {}).get("revised_by")]
+    earlier = [i for i in _earlier(stores, memory_id, node) if not _attr(graph.node(i), "revised_by")]
     if not earlier:
         return []
     texts = {i: t for i, (t, _) in stores.backend.rows(earlier).items()}

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from ucma_core.consolidation.context import CycleContext
@@ -83,7 +84,7 @@ def add_lesson(
         if not same_problem(old.title, lesson.title):
             continue
         memory_id = old.id
-        attrs = cx.ctx.backend.graph.node(memory_id) or {}
+        attrs: Mapping[str, Any] = cx.ctx.backend.graph.node(memory_id) or {}
         worked_now = lesson.learning_type == LearningType.SUCCESS_PATTERN.value
         if worked_now and old.learning_type is not LearningType.SUCCESS_PATTERN:
             insight = _merged_insight(lesson.insight, old.insight)  # what worked first

@@ -70,7 +70,7 @@ def _settle(cx: CycleContext, correction: str, old: str, report: ConsolidationRe
     if node is None or node.get("revised_by") != correction:
         return False
     new_facts, old_facts = _derived(cx, correction), _derived(cx, old)
-    superseded = any((graph.node(f) or {}).get("superseded_by") in new_facts for f in old_facts)
+    superseded = any(_superseded_by(graph.node(f)) in new_facts for f in old_facts)
     if superseded or not new_facts or not old_facts:
         cx.ctx.backend.set_state(
             old,
@@ -83,6 +83,10 @@ def _settle(cx: CycleContext, correction: str, old: str, report: ConsolidationRe
     graph.remove_edge(correction, old, EdgeType.SUPERSEDES)
     report.count("revisions", "undone")
     return False
+
+
+def _superseded_by(node: Mapping[str, Any] | None) -> Any:
+    return None if node is None else node.get("superseded_by")
 
 
 def _mark_group(cx: CycleContext, group: str, correction: str) -> bool:

@@ -70,6 +70,12 @@ _NAMED_OLD = re.compile(
     r"(?:the\s+|a\s+|an\s+|my\s+)?(?P<old>[\w][\w.+#-]*(?:\s+[\w][\w.+#-]*){0,3}?)\s*(?:[.,;!?]|$)",
     re.I,
 )
+#: Words without which no turn is read as a correction (a cheap test before the fact rules).
+_CUE = re.compile(
+    r"\b(?:actually|instead|scratch|changed?|switch\w*|any\s?more|longer|now|mov\w*|new|left|quit|"
+    r"not|no|nope|correction|rather|decided|after\s+all|in\s+the\s+end|second\s+thoughts?|joined)\b|n't\b",
+    re.I,
+)
 _STOP = frozenset("it that this one them those these me you him her us".split())
 
 
@@ -113,6 +119,8 @@ def link_corrections(stores: FolderStores, memory_ids: Iterable[str | None]) -> 
             continue
         assert memory_id is not None
         text = stores.backend.rows([memory_id]).get(memory_id, ("", {}))[0]
+        if not _CUE.search(text):
+            continue  # most turns revise nothing: the fact rules are not run on them
         me = _speaker(node)
         revising = [f for f in _facts(text, me) if f.revises]
         named = named_old_value(text)

@@ -251,3 +251,12 @@ def test_facts_name_the_user_never_by_their_id(mem: Memory, clock: Clock) -> Non
     }
     assert {("Noor", "lives in", "Cairo"), ("Noor", "likes", "jazz")} <= noor
     assert not any(s.lower() in ("u-4821", "noor-7") for s, _, _ in noor)
+
+
+def test_a_link_survives_reopening_the_folder(tmp_path: Path, clock: Clock) -> None:
+    with Memory(tmp_path / "m", embedder=HashingEmbedder(), clock=clock) as mem:
+        [stale] = _say(mem, clock, "u", ("user", "I live in Berlin."))
+        [fix] = _say(mem, clock, "u", ("user", "We moved to Lisbon last weekend!"), day=3)
+    with Memory(tmp_path / "m", embedder=HashingEmbedder(), clock=clock) as mem:
+        assert _corrects(mem, fix) == {stale}
+        assert _before(_rank(mem, "where do I live?", "u"), fix, stale)

@@ -44,11 +44,13 @@ Examples:
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from ucma_core.errors import StorageError
 from ucma_core.providers.conflicts import facts_conflict, is_decision, negated
 from ucma_core.providers.fact_rules import extract_facts
 from ucma_core.providers.kinds import kind_of
@@ -143,6 +145,11 @@ def link_corrections(stores: FolderStores, memory_ids: Iterable[str | None]) -> 
                     stores.backend.set_state(group, revised_by=memory_id)
             stores.backend.set_state(memory_id, corrects=list(corrected), revision="observed")
         linked += [(memory_id, old) for old in corrected]
+    if linked:
+        # the markers' copy in Chroma (see storage.markers); a failure is retried by the next
+        # consolidation cycle, the graph (the truth) already holds them
+        with contextlib.suppress(StorageError):
+            stores.backend.keep_markers()
     return linked
 
 

@@ -44,13 +44,11 @@ Examples:
 
 from __future__ import annotations
 
-import contextlib
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from ucma_core.errors import StorageError
 from ucma_core.providers.conflicts import facts_conflict, is_decision, negated
 from ucma_core.providers.fact_rules import extract_facts
 from ucma_core.providers.kinds import kind_of
@@ -74,8 +72,9 @@ _NAMED_OLD = re.compile(
 )
 #: Words without which no turn is read as a correction (a cheap test before the fact rules).
 _CUE = re.compile(
-    r"\b(?:actually|instead|scratch|changed?|switch\w*|any\s?more|longer|now|mov\w*|new|left|quit|"
-    r"not|no|nope|correction|rather|decided|after\s+all|in\s+the\s+end|second\s+thoughts?|joined)\b|n't\b",
+    r"\b(?:actually|instead|scratch|changed?|switch\w*|any\s?more|no\s+longer|mov(?:ed|ing)|new|left|quit|"
+    r"correction|rather|decided|after\s+all|in\s+the\s+end|second\s+thoughts?|joined|"
+    r"now\s+(?:use|work|live|prefer|like)|from\s+now\s+on)\b|^\s*(?:no|nope)\b",
     re.I,
 )
 _STOP = frozenset("it that this one them those these me you him her us".split())
@@ -145,12 +144,7 @@ def link_corrections(stores: FolderStores, memory_ids: Iterable[str | None]) -> 
                     stores.backend.set_state(group, revised_by=memory_id)
             stores.backend.set_state(memory_id, corrects=list(corrected), revision="observed")
         linked += [(memory_id, old) for old in corrected]
-    if linked:
-        # the markers' copy in Chroma (see storage.markers); a failure is retried by the next
-        # consolidation cycle, the graph (the truth) already holds them
-        with contextlib.suppress(StorageError):
-            stores.backend.keep_markers()
-    return linked
+    return linked  # the markers' copy in Chroma is written by the next sleep cycle
 
 
 def _earlier(stores: FolderStores, memory_id: str, node: Mapping[str, Any]) -> list[str]:
@@ -158,7 +152,9 @@ def _earlier(stores: FolderStores, memory_id: str, node: Mapping[str, Any]) -> l
     graph = stores.backend.graph
     at = float(node["timestamp"])
     out = []
-    for other in reversed(stores.episodic.turns(Scope(node.get("user_id"), ANY, ANY))):
+    turns = stores.episodic.turns(Scope(node.get("user_id"), ANY, ANY))  # in time order
+    at_index = turns.index(memory_id) if memory_id in turns else len(turns)
+    for other in reversed(turns[:at_index]):
         attrs = graph.node(other)
         if (
             other == memory_id
@@ -195,8 +191,9 @@ def _corrected(
         if hit is not None:
             found.append(hit)
     for fact in revising:
+        hints = _hints(fact)
         for old_id in earlier:
-            if old_id in found:
+            if old_id in found or not _may_hold(texts.get(old_id, ""), hints, fact):
                 continue
             verdict = _corrects(fact, _facts(texts.get(old_id, ""), me))
             if verdict:
@@ -204,6 +201,27 @@ def _corrected(
                 if verdict == "one":
                     break
     return found
+
+
+_SMALL = frozenset("a an the in at on to of for is are am has have be been no longer not my our".split())
+
+
+def _hints(fact: ExtractedFact) -> tuple[str, ...]:
+    """Word starts a turn the fact may correct is likely to hold: its old value's and object's
+    words, and its predicate's ("lives in" → "liv")."""
+    words = re.findall(r"[a-z0-9]+", f"{fact.replaces or ''} {fact.object}".lower())
+    verbs = [w[:4] if len(w) > 4 else w[:3] for w in re.findall(r"[a-z]+", fact.predicate.lower())]
+    return tuple(dict.fromkeys(w for w in [*words, *verbs] if w not in _SMALL and len(w) > 2))
+
+
+def _may_hold(text: str, hints: tuple[str, ...], fact: ExtractedFact) -> bool:
+    """A cheap test before the fact rules run on an earlier turn: it shares a word start with
+    the correction's fact, or names a thing of the same kind."""
+    lower = text.lower()
+    if any(re.search(r"(?<![a-z0-9])" + re.escape(h), lower) for h in hints):
+        return True
+    kind = kind_of(fact.object)
+    return kind is not None and kind_of(text) == kind
 
 
 def _corrects(new: ExtractedFact, olds: Sequence[ExtractedFact]) -> str:

@@ -22,6 +22,7 @@ Examples:
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 __all__ = ["kind_of", "same_kind"]
 
@@ -64,6 +65,7 @@ def _tokens(text: str) -> list[str]:
     return out
 
 
+@lru_cache(maxsize=4096)
 def kind_of(text: str) -> str | None:
     """The kind of thing ``text`` is about (the first known word or phrase), or ``None``."""
     if _TIME.search(text):

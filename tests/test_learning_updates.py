@@ -141,7 +141,7 @@ def test_the_sleep_cycle_confirms_a_link(mem: Memory, clock: Clock) -> None:
     [fix] = _say(mem, clock, "u", ("user", "We moved to Lisbon last weekend!"), day=3)
     clock.t += DAY
     report = mem.consolidate()
-    assert report.phases["revisions"]["confirmed"] == 1
+    assert report.phases["extract"]["corrections_confirmed"] == 1
     assert _corrects(mem, fix) == {stale}
     assert _before(_rank(mem, "where do I live?", "u"), fix, stale)
 
@@ -153,7 +153,7 @@ def test_the_sleep_cycle_undoes_a_link_its_provider_rejects(tmp_path: Path, cloc
         assert _corrects(mem, fix) == {stale}
         clock.t += DAY
         report = mem.consolidate()
-        assert report.phases["revisions"]["undone"] == 1
+        assert report.phases["extract"]["corrections_undone"] == 1
         assert _corrects(mem, fix) == set()
         hits = {h.id: h for h in mem.remember("I live in Berlin", user_id="u", k=10)}
         assert "demoted" not in hits[stale].signals

@@ -49,7 +49,7 @@ def run(cx: CycleContext, now: float, report: ConsolidationReport, stop: threadi
     with cx.lock, cx.ctx.backend.graph.batch():
         for _, attrs in revised:
             if _mark_group(cx, str(attrs["consolidated_into"]), str(attrs["revised_by"])):
-                report.count("revisions", "groups_marked")
+                report.count("extract", "revised_groups")
 
 
 def _derived(cx: CycleContext, episode: str) -> list[str]:
@@ -77,11 +77,11 @@ def _settle(cx: CycleContext, correction: str, old: str, report: ConsolidationRe
             revision="confirmed",
             importance=round(float(node["importance"]) * REVISED_IMPORTANCE, 4),
         )
-        report.count("revisions", "confirmed")
+        report.count("extract", "corrections_confirmed")
         return True
     cx.ctx.backend.set_state(old, revised_by=None, revision="undone")
     graph.remove_edge(correction, old, EdgeType.SUPERSEDES)
-    report.count("revisions", "undone")
+    report.count("extract", "corrections_undone")
     return False
 
 

@@ -214,7 +214,7 @@ def test_self_naming_gives_no_fact_after_consolidation(tmp_path: Path) -> None:
         assert mem.consolidate(phases=["extract"]).errors == []
         facts = mem.facts_about("Michael", user_id="michael", role="subject")
         assert [(f.predicate, f.object) for f in facts] == [("lives in", "Oslo")]
-        # the name he gave is kept about "the user" (how later turns know it), never as "Michael is named Michael"
+        # the name he gave is kept about "the user" (how later turns know it), not "Michael is named Michael"
         named = mem.facts_about("Michael", user_id="michael", role="object")
         assert [(f.subject, f.predicate) for f in named] == [("the user", "is named")]
 

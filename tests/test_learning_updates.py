@@ -260,3 +260,21 @@ def test_a_link_survives_reopening_the_folder(tmp_path: Path, clock: Clock) -> N
     with Memory(tmp_path / "m", embedder=HashingEmbedder(), clock=clock) as mem:
         assert _corrects(mem, fix) == {stale}
         assert _before(_rank(mem, "where do I live?", "u"), fix, stale)
+
+
+_THINGS = {
+    "laptop": ["the ThinkPad X1 Carbon", "the MacBook Air", "a Dell XPS 13"],
+    "hosting": ["Heroku", "Fly.io", "Vercel"],
+    "database": ["MongoDB", "Postgres", "SQLite"],
+    "editor": ["vim", "VS Code", "Emacs"],
+}
+
+
+@pytest.mark.parametrize("old_kind", sorted(_THINGS))
+@pytest.mark.parametrize("new_kind", sorted(_THINGS))
+def test_a_revised_decision_is_linked_within_its_kind_only(
+    mem: Memory, clock: Clock, old_kind: str, new_kind: str
+) -> None:
+    [old] = _say(mem, clock, "d", ("user", f"I'm going to go with {_THINGS[old_kind][0]}."))
+    [fix] = _say(mem, clock, "d", ("user", f"Actually I decided on {_THINGS[new_kind][1]} instead."), day=1)
+    assert _corrects(mem, fix) == ({old} if old_kind == new_kind else set())

@@ -212,8 +212,11 @@ def test_self_naming_gives_no_fact_after_consolidation(tmp_path: Path) -> None:
     with Memory(tmp_path / "m", embedder=HashingEmbedder(), provider=OfflineProvider(), config=config) as mem:
         mem.observe("Hi, I'm Michael! I live in Oslo.", user_id="michael")
         assert mem.consolidate(phases=["extract"]).errors == []
-        facts = mem.facts_about("Michael", user_id="michael")
+        facts = mem.facts_about("Michael", user_id="michael", role="subject")
         assert [(f.predicate, f.object) for f in facts] == [("lives in", "Oslo")]
+        # the name he gave is kept about "the user" (how later turns know it), not "Michael is named Michael"
+        named = mem.facts_about("Michael", user_id="michael", role="object")
+        assert [(f.subject, f.predicate) for f in named] == [("the user", "is named")]
 
 
 # -- offline: summaries --------------------------------------------------------------

@@ -216,7 +216,8 @@ class ForgettingConfig:
       sleep cycle learned them);
     * central in the graph (PageRank at least ``pagerank_protection`` times that of the
       average node) or important (``importance >= importance_protection``), unless it is a
-      turn a later one revised (``revised_by``, set by the sleep cycle);
+      turn a later one revised (``revised_by``, set when the correction is observed or by
+      the sleep cycle);
     * an active procedure with a success rate above ``procedure_success_protection``, a
       validated learning, or an intention that is not resolved yet.
 

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from ucma_core.corrections import link_corrections
 from ucma_core.errors import InvalidInputError
 from ucma_core.knowledge import Knowledge
 from ucma_core.maintenance import Maintenance
@@ -314,6 +315,7 @@ class Memory(Reads, Knowledge, Maintenance, Transfer, Owners):
                     else:
                         memory_id = None
                     ids.append(memory_id)
+            link_corrections(self._stores, ids)  # knowledge updates as they happen
             # only once the write is committed: a call that raised leaves no trace
             for (draft, _), memory_id in zip(drafts, ids, strict=True):
                 self.sensory.ingest(

@@ -52,7 +52,16 @@ from .keep_drop import HELD_OUT as HELD_OUT_TURNS
 from .keep_drop import TURNS
 from .metrics import Counts, fact_matches, match_facts, near_duplicates
 from .model import ScriptedModel
-from .scenarios import PROFILE, PROFILE_FACTS, PROFILE_NAME, PROFILE_QUESTIONS, SCENARIOS, Scenario
+from .scenarios import (
+    MULTI_TOPIC,
+    PROFILE,
+    PROFILE_FACTS,
+    PROFILE_NAME,
+    PROFILE_QUESTIONS,
+    SCENARIOS,
+    Scenario,
+)
+from .sleep import sleep_outputs
 
 DAY = 86_400.0
 START = 1_767_600_000.0  # 2026-01-05 08:00 UTC
@@ -268,6 +277,90 @@ def _misattributed(mem: Memory, s: Scenario, roles: dict[str, set[str]]) -> int:
     )
 
 
+# ---------------------------------------------------------------------------------------- 3b. multi-topic
+def multi_topic(kind: str, embedder: Callable[[], Any], verbose: bool) -> dict[str, Any]:
+    """Corrections on several topics in one chat: questions per topic answered by the
+    correction first, and supersessions that cross topics (turns marked ``revised_by`` a
+    turn of another topic, facts superseded by a fact learned from another topic's turn),
+    right after and after one consolidation cycle."""
+    clock = Clock()
+    topic_of: dict[str, str] = {}
+    roles: dict[tuple[str, str, str], set[str]] = {}
+    row: Counter[str] = Counter()
+    with memory(embedder, make_provider(kind), clock) as mem:
+        for user_id, name, turns, _ in MULTI_TOPIC:
+            for turn in turns:
+                clock.t = START + turn.day * DAY
+                memory_id = mem.observe(
+                    turn.text,
+                    source=turn.source,
+                    user_id=user_id,
+                    session_id=f"{user_id}-{int(turn.day)}",
+                    participants=[name] if turn.source == "user" else None,
+                    keep=True,
+                )
+                if memory_id and turn.topic:
+                    topic_of[memory_id] = turn.topic
+                    roles.setdefault((user_id, turn.topic, turn.role), set()).add(memory_id)
+        end = START + max(turn.day for _, _, turns, _ in MULTI_TOPIC for turn in turns) * DAY
+        for label in ("before", "after"):
+            clock.t = end + (DAY if label == "after" else 0.0)
+            if label == "after":
+                mem.consolidate()
+            clock.t += 3600
+            for user_id, _, _, questions in MULTI_TOPIC:
+                for question, topic in questions:
+                    hits = mem.remember(question, user_id=user_id, k=10)
+                    good = roles.get((user_id, topic, "current"), set())
+                    bad = roles.get((user_id, topic, "stale"), set())
+                    ok = _first(hits, good, bad, exclusive=True)
+                    row[f"first_{label}"] += ok
+                    row["n"] += label == "before"
+                    if verbose:
+                        print(f"  [multi {user_id}] {question!r} {label}: {ok}")
+                        for hit in hits[:3]:
+                            print(f"      {hit.score:.3f} {hit.memory_type.value:10} {hit.content[:80]!r}")
+            row[f"cross_{label}"] = _cross_topic(mem, topic_of)
+            row[f"linked_{label}"] = _linked(mem, topic_of)
+    return dict(row)
+
+
+def _linked(mem: Memory, topic_of: dict[str, str]) -> int:
+    """Corrections linked to the turn they correct on the same topic."""
+    return sum(
+        1
+        for memory_id, topic in topic_of.items()
+        for u, v, _, _ in mem.edges(memory_id, edge_type="supersedes", direction="out")
+        if topic_of.get(v) == topic
+    )
+
+
+def _cross_topic(mem: Memory, topic_of: dict[str, str]) -> int:
+    """Supersessions between two topics: episode links and fact supersessions."""
+    crossed = sum(
+        1
+        for memory_id, topic in topic_of.items()
+        for _, v, _, _ in mem.edges(memory_id, edge_type="supersedes", direction="out")
+        if topic_of.get(v, topic) != topic
+    )
+    for user_id, *_ in MULTI_TOPIC:
+        facts = {f.id: f for f in _facts(mem, user_id)}
+        for f in facts.values():
+            newer = facts.get(f.superseded_by or "")
+            if newer is None:
+                continue
+            old_topics = {topic_of[i] for i in f.source_ids if i in topic_of}
+            new_topics = {topic_of[i] for i in newer.source_ids if i in topic_of}
+            crossed += bool(old_topics and new_topics and not old_topics & new_topics)
+    return crossed
+
+
+# ---------------------------------------------------------------------------------------- 3c. sleep outputs
+def _sleep(kind: str, embedder: Callable[[], Any]) -> dict[str, Any]:
+    clock = Clock()
+    return sleep_outputs(partial(memory, embedder, make_provider(kind), clock), clock, START)
+
+
 # ---------------------------------------------------------------------------------------- 4. profile
 def profile(kind: str, embedder: Callable[[], Any], nights: int, verbose: bool) -> dict[str, Any]:
     clock = Clock()
@@ -419,6 +512,54 @@ def print_tables(results: dict[str, Any], kinds: list[str], days: list[int]) -> 
         lambda r: str(r["scenarios"]["whose"].get("misattributed", 0)),
     )
 
+    mt = results[kinds[0]]["multi_topic"]
+    row(
+        f"corrections on several topics: the topic's revision ranks first ({mt['n']})",
+        lambda r: _two(r["multi_topic"]),
+    )
+    row(
+        "corrections on several topics: linked on their topic (right after / after a cycle)",
+        lambda r: f"{r['multi_topic']['linked_before']} / {r['multi_topic']['linked_after']}",
+    )
+    row(
+        "corrections on several topics: cross-topic supersessions (right after / after a cycle)",
+        lambda r: f"{r['multi_topic']['cross_before']} / {r['multi_topic']['cross_after']}",
+    )
+
+    print("\n3c. what the sleep cycle writes (one cycle)\n")
+    print(head, rule, sep="\n")
+    sl = next(results[k]["sleep"] for k in kinds if results[k]["sleep"] is not None)
+
+    def srow(label: str, cell: Callable[[dict[str, Any]], str]) -> None:
+        row(label, lambda r: "—" if r["sleep"] is None else cell(r))
+
+    srow(
+        f"procedures: every labelled step kept, in order ({sl['procedures']})",
+        lambda r: str(r["sleep"]["procedures_in_order"]),
+    )
+    srow(
+        f"procedures, held-out answers: every labelled step kept, in order ({sl['procedures_held_out']})",
+        lambda r: str(r["sleep"]["procedures_held_out_in_order"]),
+    )
+    srow(
+        f"lessons: one lesson per problem carrying both outcomes ({sl['problems']})",
+        lambda r: f"{r['sleep']['lessons_merged']} ({r['sleep']['lessons']} lessons)",
+    )
+    srow(
+        f"reminders: intention created ({sl['reminders']})",
+        lambda r: str(r["sleep"]["reminders_created"]),
+    )
+    srow(
+        "reminders: fired by a later mention",
+        lambda r: str(r["sleep"]["reminders_fired"]),
+    )
+    srow("reminders: intentions from turns that ask none", lambda r: str(r["sleep"]["stray_intentions"]))
+    srow("names: facts whose subject is a raw user id", lambda r: str(r["sleep"]["raw_id_subjects"]))
+    srow(
+        'names: facts of the user who said "I\'m Noor" about Noor',
+        lambda r: f"{r['sleep']['named_facts']}/{r['sleep']['named_total']}",
+    )
+
     print(
         f"\n4. return after N days, one consolidation per night "
         f"({len(PROFILE_QUESTIONS)} profile questions)\n"
@@ -455,6 +596,9 @@ def main(argv: list[str] | None = None) -> int:
             "extraction": extraction(kind, args.verbose),
             "extraction_held_out": extraction(kind, args.verbose, HELD_OUT_TEXTS),
             "scenarios": scenarios(kind, embedder, args.verbose),
+            "multi_topic": multi_topic(kind, embedder, args.verbose),
+            # the scripted model has canned replies for the other sets only
+            "sleep": _sleep(kind, embedder) if kind == "offline" else None,
             "profile": {str(d): profile(kind, embedder, d, args.verbose) for d in days},
         }
     print(f"embedder: {args.embedder}; providers: {', '.join(kinds)}; {time.perf_counter() - started:.1f} s")

@@ -22,7 +22,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["PROFILE", "PROFILE_FACTS", "PROFILE_NAME", "PROFILE_QUESTIONS", "SCENARIOS", "Scenario", "Turn"]
+__all__ = [
+    "MULTI_TOPIC",
+    "PROFILE",
+    "PROFILE_FACTS",
+    "PROFILE_NAME",
+    "PROFILE_QUESTIONS",
+    "SCENARIOS",
+    "Scenario",
+    "Turn",
+]
 
 
 @dataclass(frozen=True)
@@ -33,6 +42,7 @@ class Turn:
     source: str
     text: str
     role: str = ""
+    topic: str = ""
 
 
 @dataclass(frozen=True)
@@ -280,6 +290,70 @@ SCENARIOS: list[Scenario] = [
         Turn(0.01, A, "Pixel is a great name for a cat."),
         Turn(3.0, U, "My neighbour Jonas has a dog named Bruno.", "other"),
         Turn(3.01, A, "Do Pixel and Bruno get along?"),
+    ),
+]
+
+# ------------------------------------------------------------------ corrections on several topics
+#: Chats where corrections on several topics interleave (``topic`` on every statement,
+#: ``role`` stale / current), with one question per topic: ``(user_id, name, turns,
+#: [(question, topic)])``. A correction must never supersede a statement on another topic.
+MULTI_TOPIC: list[tuple[str, str, tuple[Turn, ...], list[tuple[str, str]]]] = [
+    (
+        "kim-two-decisions",
+        "Kim",
+        (
+            Turn(0.0, U, "I'm going to buy the ThinkPad X1 Carbon for work.", "stale", "laptop"),
+            Turn(0.01, A, "The X1 Carbon runs Linux very well."),
+            Turn(1.0, U, "I'm going to deploy the API on Heroku.", "stale", "deploy"),
+            Turn(1.01, A, "Heroku is simple; mind the cost of the dynos."),
+            Turn(2.0, U, "Actually I decided on Fly.io for the deploy.", "current", "deploy"),
+            Turn(2.01, A, "Fly.io runs close to your users, good pick."),
+            Turn(3.0, U, "Actually I decided on the MacBook Air instead.", "current", "laptop"),
+            Turn(3.01, A, "Noted. The 16 GB model will handle Docker fine."),
+        ),
+        [("where do I deploy the API?", "deploy"), ("which laptop did I choose?", "laptop")],
+    ),
+    (
+        "omar-three-topics",
+        "Omar",
+        (
+            Turn(0.0, U, "Let's use MongoDB for the events store.", "stale", "database"),
+            Turn(0.01, A, "MongoDB works well for append-heavy event data."),
+            Turn(0.02, U, "I use vim for everything.", "stale", "editor"),
+            Turn(0.03, A, "Then the ALE plugin gives you linting inside vim."),
+            Turn(0.04, U, "I live in Berlin, near Tempelhof.", "stale", "city"),
+            Turn(1.0, U, "Scratch that, we're going with Postgres instead.", "current", "database"),
+            Turn(1.01, A, "Postgres with a JSONB column will do the job."),
+            Turn(2.0, U, "Actually I use Neovim now.", "current", "editor"),
+            Turn(2.01, A, "Neovim reads most of your vimrc."),
+            Turn(9.0, U, "We moved to Lisbon last weekend!", "current", "city"),
+            Turn(9.01, A, "Congratulations on the move!"),
+        ),
+        [
+            ("which database did we choose for the events store?", "database"),
+            ("which editor do I use?", "editor"),
+            ("where do I live?", "city"),
+        ],
+    ),
+    (
+        "lea-plans",
+        "Lea",
+        (
+            Turn(0.0, U, "I'm going to learn the cello this year.", "stale", "instrument"),
+            Turn(0.01, A, "The cello is a wonderful first string instrument."),
+            Turn(1.0, U, "My manager is Carla.", "stale", "manager"),
+            Turn(2.0, U, "I'm going to switch my phone to a Pixel 8.", "stale", "phone"),
+            Turn(2.01, A, "The Pixel camera is excellent."),
+            Turn(3.0, U, "Actually I decided on the violin instead.", "current", "instrument"),
+            Turn(3.01, A, "The violin it is; a rental is a good start."),
+            Turn(4.0, U, "Carla left; my new manager is Dev.", "current", "manager"),
+            Turn(5.0, U, "No, I'm getting an iPhone 15, not the Pixel.", "current", "phone"),
+        ),
+        [
+            ("which instrument am I learning?", "instrument"),
+            ("who is my manager?", "manager"),
+            ("which phone am I getting?", "phone"),
+        ],
     ),
 ]
 

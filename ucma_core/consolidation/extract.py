@@ -15,6 +15,8 @@ For each new fact, against the current facts about the same subject:
   the stale fact came from is marked ``revised_by`` the revising episode (a ``supersedes``
   edge links them) and its importance drops, so the stale turn ranks and lasts below the
   correction;
+* the subject of what the user says about themselves is the name they gave, or "the user"
+  (:mod:`~ucma_core.consolidation.naming`), never their id;
 * every learned fact records whose it is: ``about`` is ``"user"`` for the speaker,
   ``"relation"`` for a person the speaker named as a relation ("Marta" after "my sister
   Marta", or "Ana's sister"), ``"other"`` for anyone else. Forgetting keeps the first two
@@ -32,10 +34,12 @@ from typing import Any
 
 import numpy as np
 
+from ucma_core.consolidation import naming, revisions
 from ucma_core.consolidation.context import CycleContext, batches, stopped
 from ucma_core.consolidation.report import ConsolidationReport
 from ucma_core.providers.conflicts import canonical_predicate, is_decision, related_predicates, single_valued
 from ucma_core.providers.fact_objects import RELATIONS
+from ucma_core.providers.kinds import same_kind
 from ucma_core.providers.protocols import ExtractedFact
 from ucma_core.providers.text import TOKEN, content_words, same_name
 from ucma_core.records import MemoryType, Source
@@ -46,21 +50,10 @@ from ucma_core.stores.semantic import entity_id, normalise
 __all__ = ["REVISED_IMPORTANCE", "run"]
 
 #: The importance of an episode whose fact was revised is multiplied by this.
-REVISED_IMPORTANCE = 0.6
+REVISED_IMPORTANCE = revisions.REVISED_IMPORTANCE
 
 _Key = tuple[str, str, str, str, str]
 _Scope = tuple[Any, Any]
-
-
-def _speaker(attrs: dict[str, Any]) -> str | None:
-    people = attrs.get("participants") or []
-    if people:
-        return str(people[0])
-    user = attrs.get("user_id")
-    if attrs.get("source") != Source.USER.value or not user:
-        return None
-    # a user id that is a plain lower-case name ("ana") is the user's name ("Ana")
-    return str(user).capitalize() if str(user).isalpha() and str(user).islower() else str(user)
 
 
 def run(cx: CycleContext, now: float, report: ConsolidationReport, stop: threading.Event | None) -> None:
@@ -69,14 +62,16 @@ def run(cx: CycleContext, now: float, report: ConsolidationReport, stop: threadi
     pending = cx.episodes(
         lambda a: not a.get("facts_done") and not a.get("source_ids") and a.get("source") in observed
     )
+    names = naming.given_names(cx) if pending else {}
     for batch in cx.steps(list(batches(pending, cfg.batch_size))):
         if stopped(stop, report):
             return
         texts = cx.texts([i for i, _ in batch])
         ids = [i for i, _ in batch if i in texts]
         attrs_by_id = dict(batch)
-        speakers = [_speaker(attrs_by_id[i]) for i in ids]
+        speakers = [naming.speaker(attrs_by_id[i], names) for i in ids]
         found = cx.provider.extract_facts([texts[i] for i in ids], speakers=speakers)
+        found, speakers = naming.name_batch(ids, found, speakers, attrs_by_id, names)
         pairs = _rival_pairs(cx, ids, found, attrs_by_id)
         verdicts = dict(zip(pairs, cx.provider.conflicts(list(pairs.values())), strict=True)) if pairs else {}
         with cx.lock, cx.ctx.backend.graph.batch():
@@ -91,6 +86,7 @@ def run(cx: CycleContext, now: float, report: ConsolidationReport, stop: threadi
                 else:
                     cx.ctx.backend.set_state(memory_id, facts_done=True)
                 report.count("extract", "episodes")
+    revisions.run(cx, now, report, stop)
 
 
 def _learn(
@@ -272,6 +268,7 @@ def _rival_pairs(
                     (t, o)
                     for t, o in olds
                     if _relevant(o.predicate, fact)
+                    and same_kind(o.object, fact.object) is not False  # never across topics
                     and not (
                         normalise(o.object) == normalise(fact.object)
                         and canonical_predicate(o.predicate) == canonical_predicate(fact.predicate)

@@ -1,11 +1,15 @@
 """Phase 4, ``patterns``: what a conversation's turns teach beyond facts.
 
 * An episode that reports success or failure, with the turns before it, yields a
-  procedure (or an outcome for a known one) and a lesson.
+  procedure (or an outcome for a known one) and a lesson; a lesson about a problem a lesson
+  was already learned about is merged into it, both outcomes kept
+  (:mod:`~ucma_core.consolidation.lessons`).
 * A user turn that asks something is marked ``question``; when the next turn of the
   session answers it (an assistant or tool turn), the question gets ``answered_by`` (the
   answer's id), the answer ``answers`` (the question's id), and the question's importance
   drops, so a memory that only repeats a question ranks and lasts below its answer.
+* A user turn that asks to be reminded ("Remind me to call the dentist tomorrow") becomes a
+  pending intention (:mod:`~ucma_core.providers.reminders`).
 * A how-to question with an answer that gives steps ("how do I deploy?" → "build…, push…,
   then apply…") becomes a draft procedure learned from those two turns.
 
@@ -19,11 +23,14 @@ import threading
 from typing import Any
 
 from ucma_core.consolidation.context import CycleContext, stopped
+from ucma_core.consolidation.lessons import add_lesson
 from ucma_core.consolidation.report import ConsolidationReport
 from ucma_core.outcomes import outcome
 from ucma_core.providers.howto import how_to_task, is_question
 from ucma_core.providers.protocols import ExtractedProcedure
-from ucma_core.records import LearningType, ProcedureStatus, Source
+from ucma_core.providers.reminders import Reminder, reminder
+from ucma_core.records import ProcedureStatus, Source
+from ucma_core.storage.graph import EdgeType
 
 __all__ = ["ANSWERED_IMPORTANCE", "run"]
 
@@ -42,6 +49,10 @@ def run(cx: CycleContext, now: float, report: ConsolidationReport, stop: threadi
         if stopped(stop, report):
             return
         text = texts.get(memory_id, "")
+        asked = reminder(text) if attrs.get("source") == Source.USER.value else None
+        if asked is not None:
+            _intend(cx, memory_id, attrs, asked, report)
+            continue
         if attrs.get("source") == Source.USER.value and is_question(text):
             if _question(cx, memory_id, attrs, text, now, report):
                 _mined(cx, memory_id)
@@ -51,6 +62,27 @@ def run(cx: CycleContext, now: float, report: ConsolidationReport, stop: threadi
             _mined(cx, memory_id)
             continue
         _story(cx, memory_id, attrs, reported == "success", report)
+
+
+def _intend(
+    cx: CycleContext, memory_id: str, attrs: dict[str, Any], asked: Reminder, report: ConsolidationReport
+) -> None:
+    """A "remind me to …" turn becomes a pending intention, linked to the turn (``derived_from``)."""
+    with cx.lock, cx.ctx.backend.graph.batch():
+        if cx.ctx.backend.graph.node(memory_id) is None:
+            return
+        intention = cx.stores.prospective.add(
+            description=asked.description,
+            trigger=asked.trigger,
+            action=None,
+            priority=max(0.7, float(attrs.get("importance", 0.0))),
+            source=Source.CONSOLIDATION.value,
+            metadata={},
+            **_scope(attrs),
+        )
+        cx.ctx.backend.graph.add_edge(intention.id, memory_id, EdgeType.DERIVED_FROM, 1.0)
+        cx.ctx.backend.set_state(memory_id, mined=True, intention=intention.id)
+        report.count("patterns", "intentions")
 
 
 def _mined(cx: CycleContext, memory_id: str) -> None:
@@ -166,17 +198,5 @@ def _story(
         if procedure is not None and procedure.steps:
             _add_procedure(cx, procedure, attrs, window_ids, report)
         if lesson is not None:
-            cx.stores.learning.add(
-                insight=lesson.insight,
-                title=lesson.title,
-                learning_type=LearningType(lesson.learning_type),
-                applicability=lesson.applicability,
-                confidence=lesson.confidence,
-                importance=0.6,
-                evidence=window_ids,
-                source=Source.CONSOLIDATION.value,
-                metadata={},
-                **_scope(attrs),
-            )
-            report.count("patterns", "learnings")
+            add_lesson(cx, lesson, _scope(attrs), window_ids, succeeded, report)
         cx.ctx.backend.set_state(memory_id, mined=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from ucma_core.providers.fact_objects import EXCLUSIVE_STATES, ONE_RELATIONS
+from ucma_core.providers.kinds import same_kind
 from ucma_core.providers.protocols import ExtractedFact
 from ucma_core.providers.text import TOKEN, content_words
 
@@ -110,7 +111,8 @@ def facts_conflict(old: ExtractedFact, new: ExtractedFact) -> bool:
       decision it is paired with (the sleep cycle pairs it with the one it most likely
       revises).
     * A revised preference ("actually I prefer detailed answers now") retires an older one
-      about the same kind of thing ("short answers": they share a word) without restating it.
+      about the same kind of thing ("short answers": they share a word, or both are of one
+      known kind, :func:`~ucma_core.providers.kinds.kind_of`) without restating it.
     * Otherwise: same single-valued predicate, another object. Single-valued predicates are
       the ones in :data:`_SINGLE_VALUED`, ``has <relation>`` for relations a person has one of
       (wife, boss, doctor…) and ``has favorite <thing>``. An object that only adds detail
@@ -145,6 +147,8 @@ def facts_conflict(old: ExtractedFact, new: ExtractedFact) -> bool:
     if new.revises and is_decision(p) and is_decision(q):
         return a != b
     if new.revises and p == q and p in _PREFERENCES and a != b:
+        if same_kind(a, b):  # "long explanations" → "brevity", "vim" → "Neovim"
+            return True
         x, y = set(content_words(a)), set(content_words(b))
         return bool(x & y) and not (x <= y or y <= x)
     if p != q:

@@ -32,15 +32,38 @@ _HOW_TO = re.compile(
 _CODE = re.compile(r"`[^`]*`")
 _SPLIT = re.compile(r"(\s*;\s*|,?\s+then\s+|,\s+and\s+|,\s+|\s+and\s+)", re.I)
 _LEAD = re.compile(
-    r"^(?:(?:first(?:ly)?|then|next|after\s+that|afterwards|finally|and|also|now|once\s+[^,]+|"
-    r"every\s+\w+|each\s+\w+|daily|to\s+[^,]+)[,:]?\s+)+",
+    r"^(?:(?:first(?:ly)?|then|next|after\s+that|afterwards|finally|and|also|now|once\s+[^,]+(?=,)|"
+    r"every\s+\w+|each\s+\w+|daily|to\s+[^,]+(?=,))[,:]?\s+)+",
     re.I,
 )
 #: Verbs of instructions that are not problem-solving actions (the story's verbs cover those).
 _MORE_VERBS = frozenset(
-    """bake boil book choose click connect cook cover discard download email enter feed fill go hold keep
+    """bake boil book choose click clone compress connect cook cover discard download dump email enter
+    extract feed fill generate go hold keep revoke save schedule send store unzip
     leave let log mix note pack paste pick plug pour press reconnect select sign sprinkle stir take type
     pull push unplug upload visit wait""".split()
+)
+
+
+#: What marks a sentence as one step of a sequence ("1.", "- ", "Step 2:", "First,", "Next,").
+_SEQUENCE = re.compile(
+    r"^\s*(?:\d+[.)]|[-*\u2022]|step\s+\d+\s*[:.)]?|first(?:ly)?\b|second(?:ly)?\b|next\b|"
+    r"then\b|finally\b|after\s+that\b|afterwards\b|lastly\b)",
+    re.I,
+)
+_NUMBER = re.compile(r"^\s*(?:\d+[.)]|[-*\u2022]|step\s+\d+\s*[:.)]?)\s*", re.I)
+_ADVICE = re.compile(
+    r"^(?:(?:you|we)\s+(?:(?:will\s+)?need|have|want)\s+to|(?:you|we)\s+(?:should|can|must)|just|"
+    r"simply|please)\s+",
+    re.I,
+)
+#: First words of clauses that are not instructions, whatever else the sentence holds.
+_NOT_STEPS = frozenset(
+    """i you we it this that these those there here the a an my your our its his her their they he she
+    sure ok okay yes no yeah thanks thank if when while once because so but or great good nice hi hello
+    hey well what why how who which where is are was were be been will would can could should
+    may might must do does did has have had not also first firstly second secondly next then finally
+    afterwards lastly now every each daily after before to""".split()
 )
 
 
@@ -83,6 +106,8 @@ def instruction_steps(text: str) -> list[str]:
     Examples:
         >>> instruction_steps("Build the image, push it, then run `kubectl apply -f app.yaml`.")
         ['Build the image', 'Push it', 'Run `kubectl apply -f app.yaml`']
+        >>> instruction_steps("1. Clone the repo. 2. Install the requirements.")
+        ['Clone the repo', 'Install the requirements']
     """
     codes: list[str] = []
 
@@ -91,28 +116,54 @@ def instruction_steps(text: str) -> list[str]:
         return f"\x00{len(codes) - 1}\x00"
 
     steps = []
+    marked = False  # the sentence before was only a list marker ("1.")
     for sentence in sentences(_CODE.sub(hide, text)):
-        for clause in _clauses(sentence.rstrip(".!")):
+        if _NUMBER.sub("", sentence).strip(" .)") == "":
+            marked = True
+            continue
+        in_sequence = marked or bool(_SEQUENCE.match(sentence))
+        marked = False
+        body = _NUMBER.sub("", sentence).rstrip(".!")
+        cut = _clauses(body)
+        clauses = [_ADVICE.sub("", _LEAD.sub("", c)) for c, _ in cut]
+        known = [bool(c.split()) and _is_verb(c.split()[0]) for c in clauses]
+        sequence = in_sequence or any(known) or any(forced for _, forced in cut)
+        for n, clause in enumerate(clauses):
             words = clause.split()
-            if not words or not _is_verb(words[0]):
+            if not words:
+                continue
+            # a clause that opens a sequence of instructions, or that "then" opens, is one
+            # too, whatever its verb ("Clone the repo, then install…", "1. Clone the repo.",
+            # "…, then compress the file"): an instruction whose verb is not in the lists is
+            # never lost
+            in_line = (n == 0 and sequence) or cut[n][1]
+            if not (known[n] or (in_line and _instruction_like(words[0]))):
                 continue
             step = re.sub(r"\x00(\d+)\x00", lambda m: codes[int(m[1])], clause).strip(" ,.")
             steps.append(step[0].upper() + step[1:])
     return steps
 
 
-def _clauses(sentence: str) -> list[str]:
+def _instruction_like(word: str) -> bool:
+    """Whether a clause's first word can be an imperative verb the lists do not know."""
+    w = word.lower()
+    return w.isalpha() and w not in _NOT_STEPS and not w.endswith(("ing", "ly"))
+
+
+def _clauses(sentence: str) -> list[tuple[str, bool]]:
     """A sentence cut into instructions: at ";" and "then" always, at "," and "and" only
-    where an instruction starts ("Mix flour and water" stays whole; "…, and leave it" splits)."""
+    where an instruction starts ("Mix flour and water" stays whole; "…, and leave it" splits).
+    Each clause comes with whether a ";" or "then" opened it (a step of a sequence)."""
     parts = _SPLIT.split(sentence)
-    out = [_LEAD.sub("", parts[0].strip())]
+    out = [(_LEAD.sub("", parts[0].strip()), False)]
     for sep, part in zip(parts[1::2], parts[2::2], strict=True):
         clause = _LEAD.sub("", part.strip())
         first = clause.split()[0] if clause.split() else ""
-        if sep.strip().lower() in (";", "then", ", then") or _is_verb(first):
-            out.append(clause)
+        forced = sep.strip().lower() in (";", "then", ", then")
+        if forced or _is_verb(first):
+            out.append((clause, forced))
         else:
-            out[-1] = out[-1] + sep + part
+            out[-1] = (out[-1][0] + sep + part, out[-1][1])
     return out
 
 

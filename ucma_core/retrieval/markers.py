@@ -16,7 +16,8 @@ Consolidation leaves markers on graph nodes (:mod:`ucma_core.consolidation.extra
   the same.
 
 A memory is demoted once, however many of these apply. Chains (a correction corrected
-again) are followed a few steps.
+again) are followed a few steps. Whatever its other factors, a corrected memory never scores
+above its correction (:func:`below_corrections`).
 
 Examples:
     >>> about_user("where do I live?"), about_user("where does my sister live?")
@@ -31,13 +32,14 @@ Examples:
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from ucma_core.providers.fact_objects import RELATIONS
 
-__all__ = ["FOLLOWS", "about_user", "demotion", "inherit", "pull"]
+__all__ = ["FOLLOWS", "about_user", "below_corrections", "demotion", "inherit", "pull"]
 
 #: The markers that point from a memory to the one that takes its place in a ranking.
 FOLLOWS = ("revised_by", "answered_by")
@@ -122,3 +124,25 @@ def inherit(relevance: dict[str, float], nodes: Mapping[str, Node]) -> dict[str,
         if not changed:
             break
     return taken
+
+
+def below_corrections(scores: Mapping[str, float], nodes: Mapping[str, Node]) -> dict[str, float]:
+    """The new scores of the corrected memories (``revised_by``) among ``scores`` that would
+    rank at or above their correction: just below it (chains followed).
+
+    Examples:
+        >>> below_corrections({"old": 0.9, "new": 0.5}, {"old": {"revised_by": "new"}, "new": {}})
+        {'old': 0.49999999999999994}
+    """
+    out: dict[str, float] = {}
+    current = dict(scores)
+    for _ in range(_CHAIN):
+        changed = False
+        for memory_id in sorted(current):
+            target = (nodes.get(memory_id) or {}).get("revised_by")
+            if isinstance(target, str) and target in current and current[memory_id] >= current[target]:
+                current[memory_id] = out[memory_id] = math.nextafter(current[target], -math.inf)
+                changed = True
+        if not changed:
+            break
+    return out

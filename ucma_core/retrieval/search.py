@@ -43,7 +43,7 @@ from ucma_core.retrieval.context import Turns, context_evidence, invites_reply, 
 from ucma_core.retrieval.diversify import mmr
 from ucma_core.retrieval.filters import Filters
 from ucma_core.retrieval.fusion import fuse
-from ucma_core.retrieval.markers import about_user, demotion, inherit, pull
+from ucma_core.retrieval.markers import about_user, below_corrections, demotion, inherit, pull
 from ucma_core.retrieval.ranking import Factors, factors, is_current
 from ucma_core.retrieval.router import Route, RouteKind, route
 from ucma_core.retrieval.timefit import TimeAsk, fit, modulate, recency_fit
@@ -225,6 +225,8 @@ class Retriever:
                 if f.demotion != 1.0:
                     signals[memory_id]["demoted"] = f.demotion
                 scored[memory_id] = (f.score(weights), f)
+        for memory_id, value in below_corrections({i: v[0] for i, v in scored.items()}, nodes).items():
+            scored[memory_id] = (value, scored[memory_id][1])  # never above its correction
         # a total order: exact ties go to the newer memory, then to the id (creation order)
         ranked = sorted(scored, key=lambda i: (-scored[i][0], -float(nodes[i].timestamp), i))
         order = (

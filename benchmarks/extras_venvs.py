@@ -43,8 +43,9 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 MARKED = re.compile(r"<!-- extra: ([\w-]+) -->\n```python\n(.*?)```", re.S)
 
-#: The extras a user installs one at a time, as docs/getting-started.md lists them.
-EXTRAS = ("local", "langchain", "agents", "langgraph", "llamaindex")
+#: The extras a user installs one at a time, as docs/getting-started.md lists them
+#: (``core``: ``ucma`` with no extra).
+EXTRAS = ("core", "local", "langchain", "agents", "langgraph", "llamaindex")
 
 #: Distributions that are a framework (or a heavy model stack) UCMA integrates with.
 FRAMEWORKS = frozenset(
@@ -64,6 +65,7 @@ FRAMEWORKS = frozenset(
 
 #: The frameworks each extra is for; any other one in its venv is pulled for nothing.
 USES: dict[str, frozenset[str]] = {
+    "core": frozenset(),
     "local": frozenset(),
     "langchain": frozenset({"langchain-core", "langchain-classic"}),
     # langchain's create_agent runs on langgraph
@@ -120,7 +122,7 @@ socket.socket.connect_ex = connect_ex
 socket.getaddrinfo = getaddrinfo
 '''
 
-_RUNNER = '''
+_RUNNER = """
 import json, os, socket, sys, tempfile, traceback
 
 blocks = json.load(open(sys.argv[1], encoding="utf-8"))
@@ -149,7 +151,7 @@ for name, code in blocks:
         open(log, "w").close()
     print("ran", name, flush=True)
 sys.exit(("failed: " + ", ".join(failed)) if failed else 0)
-'''
+"""
 
 
 @dataclass(frozen=True)
@@ -206,7 +208,18 @@ def examples(extra: str) -> list[tuple[str, str]]:
 def build_wheel(out: Path) -> Path:
     """This checkout's wheel (no dependencies, no network: the running venv's setuptools)."""
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(out), str(ROOT)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(out),
+            str(ROOT),
+        ],
         check=True,
         capture_output=True,
         env=_clean_env(),
@@ -222,16 +235,18 @@ def _clean_env() -> dict[str, str]:
 
 
 def make_venv(extra: str, wheel: Path, where: Path, uv_cache: Path) -> Venv:
-    """A fresh venv with ``ucma[extra]`` from ``wheel`` and the wheelhouse, offline."""
+    """A fresh venv with ``ucma[extra]`` (``core``: no extra) from ``wheel`` and the
+    wheelhouse, offline."""
     uv = uv_bin()
     env = {**_clean_env(), "UV_CACHE_DIR": str(uv_cache), "UV_OFFLINE": "1", "UV_NO_CONFIG": "1"}
     path = where / f"venv-{extra}"
+    wanted = "ucma" if extra == "core" else f"ucma[{extra}]"
     subprocess.run([uv, "venv", "-q", "--python", sys.executable, str(path)], check=True, env=env)
     done = subprocess.run(
         [
             *(uv, "pip", "install", "-q", "--python", str(path / "bin" / "python")),
             *("--offline", "--no-index", "--find-links", str(wheelhouse())),
-            f"ucma[{extra}] @ {wheel.as_uri()}",
+            f"{wanted} @ {wheel.as_uri()}",
         ],
         capture_output=True,
         text=True,
@@ -239,7 +254,7 @@ def make_venv(extra: str, wheel: Path, where: Path, uv_cache: Path) -> Venv:
         check=False,
     )
     if done.returncode != 0:
-        raise RuntimeError(f"installing ucma[{extra}] offline failed:\n{done.stderr}")
+        raise RuntimeError(f"installing {wanted} offline failed:\n{done.stderr}")
     listed = subprocess.run(
         [
             str(path / "bin" / "python"),
@@ -292,7 +307,13 @@ def run_examples(venv: Venv, work: Path) -> subprocess.CompletedProcess[str]:
     }
     command = [str(venv.python), str(work / "runner.py"), str(work / "blocks.json")]
     return subprocess.run(
-        [*_no_network(), *command], capture_output=True, text=True, env=env, cwd=work, check=False, timeout=600
+        [*_no_network(), *command],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=work,
+        check=False,
+        timeout=600,
     )
 
 
@@ -322,14 +343,17 @@ def table(rows: list[tuple[Venv, subprocess.CompletedProcess[str]]]) -> str:
     for venv, done in rows:
         frameworks = ", ".join(sorted(venv.frameworks)) or "none"
         status = f"{len(examples(venv.extra))} passed" if done.returncode == 0 else "FAILED"
+        name = "ucma" if venv.extra == "core" else f"ucma[{venv.extra}]"
         lines.append(
-            f"| `ucma[{venv.extra}]` | {venv.size / 1e6:.0f} | {len(venv.installed)} | {frameworks} | {status} |"
+            f"| `{name}` | {venv.size / 1e6:.0f} | {len(venv.installed)} | {frameworks} | {status} |"
         )
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--extras", default=",".join(EXTRAS))
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)

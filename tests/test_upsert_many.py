@@ -54,7 +54,11 @@ def test_stored_data_is_not_input(mem: Memory) -> None:
 
 def test_one_bad_item_stores_nothing(mem: Memory) -> None:
     good = {"key": "k", "content": "fine"}
-    for bad in ({"content": "no key"}, {"key": "k2", "content": 5}, {"key": "k3", "content": "x", "keep": False}):
+    for bad in (
+        {"content": "no key"},
+        {"key": "k2", "content": 5},
+        {"key": "k3", "content": "x", "keep": False},
+    ):
         with pytest.raises(InvalidInputError):
             mem.upsert_many([good, bad])  # type: ignore[list-item]
     with pytest.raises(InvalidInputError, match="list of dicts"):

@@ -167,7 +167,9 @@ class LocalMiniLMEmbedder:
         runner = self._load()
         # Batch texts of similar length together: less padding, faster runs.
         order = sorted(range(len(items)), key=lambda i: len(items[i]))
-        batches = [order[start : start + self._batch_size] for start in range(0, len(order), self._batch_size)]
+        batches = [
+            order[start : start + self._batch_size] for start in range(0, len(order), self._batch_size)
+        ]
         out = np.empty((len(items), self.dimension), dtype=np.float64)
         workers = min(self._workers(), len(batches))
         if workers <= 1:

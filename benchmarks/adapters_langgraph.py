@@ -36,13 +36,17 @@ it does more work than the reference's cosine scan; the ratio shows what it cost
 MiniLM model) and with ``HashingEmbedder`` (what the store and the core cost
 without the model), timed end to end (embedding, the Chroma write, the journal),
 with the same batch on ``InMemoryStore`` embedding with the same model for
-reference. ``--bulk-only`` runs just this part; ``--bulk-embedders hashing`` picks.
+reference (it goes first). Besides wall seconds the table gives the CPU seconds the
+process used (all its threads) and the load average: on a shared machine the wall
+time follows the load, the CPU time much less. ``--bulk-only`` runs just this part;
+``--bulk-embedders hashing`` picks.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sqlite3
 import statistics
 import tempfile
@@ -244,25 +248,32 @@ def bench_store(n_items: int, n_queries: int) -> list[Row]:
     return [(op, times["ref"][op], times["ucma"][op]) for op in times["ref"]]
 
 
-def _bulk_run(ops: list[PutOp], embedder: str) -> tuple[float, float, str]:
-    """Seconds for one ``batch`` of ``ops`` on UCMAStore and on InMemoryStore (the same model,
-    outside UCMA's cache), and the embedder's name."""
+Timed = tuple[float, float]  # wall seconds, CPU seconds of the process (all its threads)
+
+
+def _timed(fn: Callable[[], object]) -> Timed:
+    t0, c0 = time.perf_counter(), time.process_time()
+    fn()
+    return time.perf_counter() - t0, time.process_time() - c0
+
+
+def _bulk_run(ops: list[PutOp], embedder: str) -> tuple[Timed, Timed, str]:
+    """Wall and CPU seconds for one ``batch`` of ``ops`` on UCMAStore and on InMemoryStore (the
+    same model, outside UCMA's cache), and the embedder's name. InMemoryStore goes first."""
     with tempfile.TemporaryDirectory() as tmp:
         chosen = HashingEmbedder() if embedder == "hashing" else None
         with Memory(Path(tmp) / "memory", embedder=chosen) as mem:
-            mem.embedder.embed(["warm up the model"])
-            store = UCMAStore(mem, index={"fields": ["text"]})
-            t0 = time.perf_counter()
-            store.batch(ops)
-            ucma = time.perf_counter() - t0
-            assert len(store.search(("memories",), limit=len(ops) + 1)) == len(ops)
             embed = HashingEmbedder().embed if embedder == "hashing" else LocalMiniLMEmbedder().embed
+            embed(["warm up the model"])
             reference = InMemoryStore(
                 index={"dims": mem.embedder.dimension, "embed": embed, "fields": ["text"]}
             )
-            t0 = time.perf_counter()
-            reference.batch(ops)
-            return ucma, time.perf_counter() - t0, mem.embedder.name
+            ref = _timed(lambda: reference.batch(ops))
+            mem.embedder.embed(["warm up the model"])
+            store = UCMAStore(mem, index={"fields": ["text"]})
+            ucma = _timed(lambda: store.batch(ops))
+            assert len(store.search(("memories",), limit=len(ops) + 1)) == len(ops)
+            return ucma, ref, mem.embedder.name
 
 
 def bench_bulk(n_items: int, embedders: Sequence[str]) -> str:
@@ -274,14 +285,17 @@ def bench_bulk(n_items: int, embedders: Sequence[str]) -> str:
     lines = [
         f"Bulk: one batch of {n_items:,} puts.",
         "",
-        "| store | embedder | seconds | items/s |",
-        "|---|---|---:|---:|",
+        "| store | embedder | seconds | items/s | CPU seconds | load average |",
+        "|---|---|---:|---:|---:|---:|",
     ]
     for embedder in embedders:
         ucma, ref, name = _bulk_run(ops, embedder)
+        load = os.getloadavg()[0]
         lines += [
-            f"| InMemoryStore (same model) | {name} | {ref:.1f} | {n_items / ref:,.0f} |",
-            f"| UCMAStore.batch | {name} | {ucma:.1f} | {n_items / ucma:,.0f} |",
+            f"| InMemoryStore (same model) | {name} | {ref[0]:.1f} | {n_items / ref[0]:,.0f} | "
+            f"{ref[1]:.1f} | {load:.1f} |",
+            f"| UCMAStore.batch | {name} | {ucma[0]:.1f} | {n_items / ucma[0]:,.0f} | "
+            f"{ucma[1]:.1f} | {load:.1f} |",
         ]
         print(lines[-2], lines[-1], sep="\n", flush=True)
     return "\n".join(lines)

@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh "all,dev"
+# the wheels of tests/test_extras_offline.py (each extra alone in a venv built offline)
+bash scripts/wheelhouse.sh
 . .venv/bin/activate
 ruff check ucma_core ucma_langchain ucma_llamaindex tests benchmarks examples notebooks
 mypy

@@ -552,3 +552,27 @@ def test_local_checksum_mismatch_is_a_configuration_error(tmp_path: Path) -> Non
         LocalMiniLMEmbedder(tokenizer_path=fake_tokenizer).embed(["text"])
     with pytest.raises(ConfigurationError, match="cannot read"):
         LocalMiniLMEmbedder(model_path=tmp_path / "absent.onnx").embed(["text"])
+
+
+#: Leading values of vectors written by the embedder before its batches ran in parallel
+#: (onnxruntime's own thread pool, batch size 32): folders made then stay valid.
+_GOLDEN = {
+    "He prefers green tea over coffee in the morning.": [0.019517, 0.064295, 0.043453, 0.020221],
+    "ok": [-0.049073, -0.070772, -0.024694, 0.00803],
+    "a much longer sentence " * 200: [0.047328, -0.017333, 0.032394, -0.033777],
+}
+
+
+@pytest.mark.local_model
+def test_local_vector_of_a_text_depends_on_nothing_else() -> None:
+    """Bit for bit the same whatever the batch size, the threads and the other texts of the
+    call, and the same as the vectors already stored in folders (to 1e-6)."""
+    _require_local_packages()
+    texts = [*_GOLDEN, *(f"note {n}: the garden needs {'water ' * (n % 9)}today" for n in range(40))]
+    reference = LocalMiniLMEmbedder(batch_size=1, threads=1).embed(texts)
+    for batch_size, threads in ((7, 2), (64, None), (3, 3)):
+        assert LocalMiniLMEmbedder(batch_size=batch_size, threads=threads).embed(texts) == reference
+    alone = LocalMiniLMEmbedder().embed(list(reversed(texts)))[::-1]
+    assert alone == reference
+    for text, lead in _GOLDEN.items():
+        assert reference[texts.index(text)][:4] == pytest.approx(lead, abs=1e-6)

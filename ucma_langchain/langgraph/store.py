@@ -80,7 +80,7 @@ STORE_SESSION = "langgraph-store"
 
 _PAGE = 500
 _MAX_K = 1000
-_WRITE_CHUNK = 2048  # new items per observe_many call
+_WRITE_CHUNK = 2048  # items per upsert_many call
 
 
 def _matches_path(namespace: tuple[str, ...], condition: MatchCondition) -> bool:
@@ -222,7 +222,7 @@ class UCMAStore(BaseStore):
         ttl: float | None,
         now: float,
     ) -> dict[str, Any]:
-        """The arguments of ``Memory.upsert`` (and of an ``observe_many`` item) for one item."""
+        """The arguments of ``Memory.upsert`` (an ``upsert_many`` item) for one item."""
         scope = self._scope(namespace)
         indexed = bool(indexed_text.strip())
         limit = self.memory.config.max_content_chars
@@ -349,10 +349,11 @@ class UCMAStore(BaseStore):
                 else:
                     writes[(op.namespace, op.key)] = op  # the last write wins, at the first one's place
                     results.append(None)
-            fresh = [item for op in writes.values() if (item := self._put(op)) is not None]
-            for start in range(0, len(fresh), _WRITE_CHUNK):
-                # new items in bulk: one embedding batch and one write per chunk
-                self.memory.observe_many(fresh[start : start + _WRITE_CHUNK], keep=True)
+            items = [item for op in writes.values() if (item := self._put(op)) is not None]
+            for start in range(0, len(items), _WRITE_CHUNK):
+                # in bulk: one embedding batch and one write per chunk (stored data, not input:
+                # no sensory buffer, no intentions fired)
+                self.memory.upsert_many(items[start : start + _WRITE_CHUNK])
             return results
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
@@ -372,8 +373,7 @@ class UCMAStore(BaseStore):
         return fields.to_item(record)
 
     def _put(self, op: PutOp) -> dict[str, Any] | None:
-        """Delete or update the item now; for a new item, return what to write (the batch
-        writes new items together)."""
+        """Delete the item now, or return what to write (the batch writes items together)."""
         existing = self._record(op.namespace, op.key)
         now = self.memory.now()
         if op.value is None:
@@ -396,10 +396,7 @@ class UCMAStore(BaseStore):
             ttl=op.ttl,
             now=now,
         )
-        if existing is None:
-            return item
-        self.memory.upsert(**item)
-        return None
+        return item
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
         now = self.memory.now()

@@ -9,7 +9,10 @@ happens to the process (message ids are the idempotency keys).
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
+from typing import Any
+
+from langgraph.checkpoint.base import Checkpoint
 
 from ucma_langchain.langgraph.checkpoint_base import CheckpointerBase
 from ucma_langchain.langgraph.scope import RunScope
@@ -18,7 +21,32 @@ __all__ = ["Outbox"]
 
 
 class Outbox(CheckpointerBase):
-    """Replaying the outbox on open, and emptying it as the mirror stores messages."""
+    """Entering checkpoints in the outbox, replaying it on open, and emptying it as the
+    mirror stores messages."""
+
+    def _entry(
+        self,
+        thread_id: str,
+        ns: str,
+        checkpoint: Checkpoint,
+        scope: RunScope,
+        *,
+        mirrored: bool,
+        tokens: list[int],
+    ) -> Callable[[Any], None] | None:
+        """UCMA's rows for a checkpoint, to write in the transaction that stores it: the
+        thread's scope (once per checkpointer) and, when the checkpoint has new messages
+        (``mirrored``), its outbox entry, whose sequence number is appended to ``tokens``.
+        ``None`` when there is nothing to write."""
+        if not mirrored and (thread_id, scope) in self._recorded:
+            return None
+
+        def along(cur: Any) -> None:
+            self._q.record_thread(cur, thread_id, scope)
+            if mirrored:
+                tokens.append(self._q.enqueue(cur, thread_id, ns, str(checkpoint["id"]), scope))
+
+        return along
 
     def _catch_up(self) -> None:
         """Offer every checkpoint still in the outbox (stored, messages not yet durable)."""

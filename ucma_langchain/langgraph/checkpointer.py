@@ -44,7 +44,7 @@ from __future__ import annotations
 import copy
 import sqlite3
 import threading
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -235,17 +235,11 @@ class UCMACheckpointer(Outbox, Attached, AsyncPartners):
         self._check_open()
         self.memory.check_space()
         tokens: list[int] = []
-        along: Callable[[Any], None] | None = None
+        along = None
         if scope is not None:
             ns = str(config["configurable"].get("checkpoint_ns", ""))
             mirrored = self.messages_key in new_versions
-            if mirrored or (thread_id, scope) not in self._recorded:
-
-                def along(cur: Any) -> None:
-                    self._q.record_thread(cur, thread_id, scope)
-                    if mirrored:
-                        tokens.append(self._q.enqueue(cur, thread_id, ns, str(checkpoint["id"]), scope))
-
+            along = self._entry(thread_id, ns, checkpoint, scope, mirrored=mirrored, tokens=tokens)
         self._saver.along.fn = along  # committed in the checkpoint's own transaction
         try:
             stored = self._saver.put(config, checkpoint, metadata, new_versions)

@@ -34,32 +34,22 @@ make the second store a no-op.
 The async methods run the same sync code in a worker thread (as
 :class:`~ucma_core.Memory` does), so both paths share one connection, one lock
 and one behaviour.
+
+The class is put together from one part per concept (:mod:`checkpoint_base` lists them);
+this module holds the facade: opening, reads and writes.
 """
 
 from __future__ import annotations
 
-import asyncio
 import copy
-import json
 import sqlite3
 import threading
-from collections.abc import (
-    AsyncIterator,
-    Callable,
-    Collection,
-    Hashable,
-    Iterable,
-    Iterator,
-    Mapping,
-    Sequence,
-)
-from contextlib import contextmanager
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import (
-    BaseCheckpointSaver,
     ChannelVersions,
     Checkpoint,
     CheckpointMetadata,
@@ -67,15 +57,17 @@ from langgraph.checkpoint.base import (
     DeltaChannelHistory,
 )
 from langgraph.checkpoint.serde.base import SerializerProtocol
-from langgraph.checkpoint.sqlite import SqliteSaver
 
 from ucma_core import Memory
-from ucma_core.attachments import file_error
-from ucma_core.conversation import UNSET, Unset, bind, stated_user
-from ucma_core.errors import ClosedMemoryError, InvalidInputError, StorageError
-from ucma_langchain.langgraph import checkpoint_sql
+from ucma_core.conversation import UNSET, Unset
+from ucma_core.errors import InvalidInputError
+from ucma_langchain.langgraph import checkpoint_sql, sqlite_saver
+from ucma_langchain.langgraph.checkpoint_async import AsyncPartners
+from ucma_langchain.langgraph.checkpoint_attachment import Attached
+from ucma_langchain.langgraph.checkpoint_base import configurable, thread_of
+from ucma_langchain.langgraph.checkpoint_outbox import Outbox
 from ucma_langchain.langgraph.mirror import MessageMirror
-from ucma_langchain.langgraph.scope import RunScope, ScopeKeys, check_thread_id, scope_from_config
+from ucma_langchain.langgraph.scope import ScopeKeys, check_thread_id
 
 __all__ = ["ATTACHMENT", "CHECKPOINT_FILE", "UCMACheckpointer", "open_attachment"]
 
@@ -84,51 +76,9 @@ CHECKPOINT_FILE = "checkpoints.sqlite3"
 #: The attachment name of the checkpointer on the default file (its ``ucma.attachments``
 #: entry point opens it, so ``ucma forget-user`` reaches it while no app has it open).
 ATTACHMENT = "langgraph-checkpoints"
-_WHERE_USER = 'config={"configurable": {"user_id": ...}}'
-
-T = TypeVar("T")
 
 
-def _configurable(config: RunnableConfig | None, *, what: str = "config") -> Mapping[str, Any]:
-    if not isinstance(config, Mapping):
-        raise InvalidInputError(
-            f"{what} must be a dict with a 'configurable' dict, not {type(config).__name__}"
-        )
-    configurable = config.get("configurable")
-    if not isinstance(configurable, Mapping):
-        raise InvalidInputError(f'{what} needs {{"configurable": {{"thread_id": ...}}}}')
-    ns = configurable.get("checkpoint_ns", "")
-    if not isinstance(ns, str):
-        raise InvalidInputError(f"checkpoint_ns must be a str, not {type(ns).__name__}")
-    return configurable
-
-
-def _thread(config: RunnableConfig | None, *, what: str = "config") -> str:
-    configurable = _configurable(config, what=what)
-    if "thread_id" not in configurable:
-        raise InvalidInputError(f'{what} has no thread_id: pass {{"configurable": {{"thread_id": "..."}}}}')
-    return check_thread_id(configurable["thread_id"])
-
-
-class _OutboxSaver(SqliteSaver):
-    """LangGraph's ``SqliteSaver``, whose next write transaction in this thread can carry
-    UCMA's rows (the outbox entry commits with the checkpoint, or neither does)."""
-
-    def __init__(self, conn: sqlite3.Connection, *, serde: SerializerProtocol | None) -> None:
-        super().__init__(conn, serde=serde)
-        self.along = threading.local()
-
-    @contextmanager
-    def cursor(self, transaction: bool = True) -> Iterator[sqlite3.Cursor]:
-        with super().cursor(transaction) as cur:
-            yield cur
-            along: Callable[[sqlite3.Cursor], None] | None = getattr(self.along, "fn", None)
-            if transaction and along is not None:
-                self.along.fn = None
-                along(cur)
-
-
-class UCMACheckpointer(BaseCheckpointSaver[str]):
+class UCMACheckpointer(Outbox, Attached, AsyncPartners):
     """Durable LangGraph threads in the memory folder, whose messages become memories.
 
     Args:
@@ -190,9 +140,8 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
         self.messages_key = messages_key
         self.scope_keys = scope_keys or ScopeKeys()
         target = memory.postgres
-        #: The SQL module for this database (:mod:`checkpoint_sql` or :mod:`checkpoint_pg`).
-        self._q: Any = checkpoint_sql
-        self._errors: tuple[type[BaseException], ...] = (sqlite3.Error,)
+        self._q = checkpoint_sql
+        self._errors = (sqlite3.Error,)
         if target is not None:  # the memory is in PostgreSQL: so are its threads, in its schema
             if path is not None:
                 raise InvalidInputError(
@@ -207,22 +156,14 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
             self._errors = (sqlite3.Error, psycopg.Error)
             self.path = memory.path
             self._name = ATTACHMENT
-            # LangGraph's PostgresSaver with the same cursor() / along / lock / conn as _OutboxSaver
-            self._saver: _OutboxSaver = checkpoint_pg.open_saver(target, serde=self.serde)
+            # LangGraph's PostgresSaver with the same cursor() / along / lock / conn as OutboxSqliteSaver
+            self._saver = checkpoint_pg.open_saver(target, serde=self.serde)
         else:
             self.path = Path(path) if path is not None else memory.path / CHECKPOINT_FILE
             stem = "".join(c if c.isalnum() else "-" for c in self.path.stem.lower()).strip("-")[:40] or "db"
             self._name = ATTACHMENT if stem == "checkpoints" else f"langgraph-{stem}"
-            try:
-                conn = sqlite3.connect(self.path, check_same_thread=False)
-                conn.execute("PRAGMA secure_delete = ON")  # freed pages are zeroed: deleted text is gone
-                checkpoint_sql.setup(conn)
-            except sqlite3.Error as e:
-                raise file_error(
-                    e, f"opening the checkpoint database {self.path}", folder=self.path.parent
-                ) from e
-            self._saver = _OutboxSaver(conn, serde=self.serde)
-        self._recorded: set[tuple[str, RunScope]] = set()
+            self._saver = sqlite_saver.open_saver(self.path, serde=self.serde)
+        self._recorded = set()
         self._closed = threading.Event()  # shared with the clones with_allowlist makes
         self._mirror = MessageMirror(
             memory, roles=roles, background=background, linger=linger, on_written=self._written
@@ -237,199 +178,10 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
             memory.detach(self)
             raise
 
-    # ------------------------------------------------------------------ the outbox
-    def _catch_up(self) -> None:
-        """Offer every checkpoint still in the outbox (stored, messages not yet durable)."""
-        if self.messages_key is None:
-            return
-        with self._saver.cursor(transaction=False) as cur:
-            rows = self._q.outbox(cur)
-        gone = []
-        for seq, thread_id, ns, checkpoint_id, scope in rows:
-            found = self._saver.get_tuple(
-                {
-                    "configurable": {
-                        "thread_id": thread_id,
-                        "checkpoint_ns": ns,
-                        "checkpoint_id": checkpoint_id,
-                    }
-                }
-            )
-            if found is None:  # deleted since (delete_for_runs, prune)
-                gone.append(seq)
-                continue
-            messages = found.checkpoint["channel_values"].get(self.messages_key)
-            self._mirror.offer(RunScope(*scope), messages, token=seq)
-        if gone:
-            with self._saver.cursor() as cur:
-                self._q.done(cur, gone)
-
-    def _written(self, tokens: list[Hashable]) -> None:
-        """The mirror stored these checkpoints' messages: take them out of the outbox."""
-        seqs = [t for t in tokens if isinstance(t, int)]
-        if seqs:
-            with self._sql("marking checkpoints mirrored") as cur:
-                self._q.done(cur, seqs)
-
-    @property
-    def backlog(self) -> int:
-        """Checkpoints whose messages are not yet durable in the memory (0 after :meth:`flush`)."""
-        with self._saver.cursor(transaction=False) as cur:
-            return int(self._q.pending_count(cur))
-
-    @contextmanager
-    def _sql(self, what: str) -> Iterator[Any]:
-        """A transaction on the database; SQLite failures become UCMA storage errors."""
-        try:
-            with self._saver.cursor() as cur:
-                yield cur
-        except self._errors as e:
-            raise self._error(e, what) from e
-
-    def _error(self, e: BaseException, what: str) -> StorageError:
-        """A UCMA storage error for a failure of the checkpoint database."""
-        if isinstance(e, sqlite3.Error):
-            return file_error(e, f"{what} in {self.path}", folder=self.path.parent)
-        return StorageError(f"PostgreSQL failed while {what} ({self.path}): {str(e).strip()}")
-
-    # ------------------------------------------------------------------ Attachment
-    @property
-    def name(self) -> str:
-        """The attachment name (``"langgraph-checkpoints"`` on the default file)."""
-        return self._name
-
-    def files(self) -> Sequence[Path]:
-        """The checkpoint database (SQLite also keeps ``-wal`` and ``-shm`` beside it); none
-        when the memory is in PostgreSQL (the checkpoints are tables in its schema)."""
-        return () if self.memory.postgres is not None else (self.path,)
-
-    def forget_user(self, user_id: str) -> None:
-        """Delete every thread that ran for ``user_id`` and scrub the database file (called by
-        :meth:`ucma_core.Memory.forget_user`, which then deletes the memories)."""
-        self._mirror.forget_user(user_id)
-        if self._closed.is_set():
-            return
-        with self._sql("forgetting a user's threads") as cur:
-            threads = self._q.user_threads(cur, user_id, self.scope_keys.user_id)
-            self._q.delete_threads(cur, threads)
-        self._scrub()
-
-    def forget_session(self, session_id: str, *, user_id: str | None, agent_id: str | None) -> None:
-        """Delete the threads that ran in one session and scrub the database file (called by
-        :meth:`ucma_core.Memory.forget_session`)."""
-        self._mirror.forget_session(session_id, user_id=user_id, agent_id=agent_id)
-        if self._closed.is_set():
-            return
-        with self._sql("forgetting a session's threads") as cur:
-            threads = self._q.session_threads(cur, session_id, user_id, agent_id)
-            self._q.delete_threads(cur, threads)
-        if threads:
-            self._scrub()
-
-    def _scrub(self) -> None:
-        try:
-            if self._q is checkpoint_sql:
-                with self._saver.lock:
-                    checkpoint_sql.scrub(self._saver.conn)
-            else:
-                with self._saver.cursor(transaction=False) as cur:
-                    self._q.scrub(cur)
-        except self._errors as e:
-            raise self._error(e, "scrubbing the checkpoint tables") from e
-
-    def verify(self) -> Sequence[str]:
-        """SQLite's quick check of the database (empty when healthy)."""
-        if self._closed.is_set():
-            return []
-        if self._q is not checkpoint_sql:
-            try:
-                with self._saver.cursor(transaction=False) as cur:
-                    self._q.pending_count(cur)
-            except self._errors as e:
-                return [f"the checkpoint tables in {self.path}: {str(e).strip()}"]
-            return []
-        with self._saver.cursor(transaction=False) as cur:
-            cur.execute("PRAGMA quick_check")
-            found = [str(r[0]) for r in cur.fetchall()]
-        return [] if found == ["ok"] else [f"{self.path.name}: {problem}" for problem in found]
-
-    # ------------------------------------------------------------------ lifecycle
-    def with_allowlist(self, extra_allowlist: Collection[tuple[str, ...]]) -> UCMACheckpointer:
-        """A shallow clone with LangGraph's msgpack allowlist (called by ``compile``); it shares
-        this checkpointer's connection, lock and mirror."""
-        clone = super().with_allowlist(extra_allowlist)
-        if clone is self:
-            return self
-        saver = copy.copy(self._saver)
-        saver.serde = clone.serde
-        clone._saver = saver  # type: ignore[attr-defined]
-        return clone  # type: ignore[return-value]
-
-    def flush(self, timeout: float | None = None) -> bool:
-        """Wait until every message of the checkpoints written so far is observed.
-
-        Returns ``False`` if ``timeout`` (seconds) passed first. Raises the error the
-        background observer met, if any.
-        """
-        return self._mirror.flush(timeout)
-
-    async def aflush(self, timeout: float | None = None) -> bool:
-        """Async :meth:`flush`."""
-        return await asyncio.to_thread(self._mirror.flush, timeout)
-
-    def close(self) -> None:
-        """Observe what is queued, then close the checkpoint database and detach from the
-        memory. The memory stays open (it is the caller's; ``Memory.close`` closes this
-        first). Idempotent."""
-        if self._closed.is_set():
-            return
-        try:
-            self._mirror.close()
-        finally:
-            self._closed.set()
-            with self._saver.lock:
-                self._saver.conn.close()
-            self.memory.detach(self)
-
-    async def aclose(self) -> None:
-        """Async :meth:`close`."""
-        await asyncio.to_thread(self.close)
-
-    def __enter__(self) -> UCMACheckpointer:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    async def __aenter__(self) -> UCMACheckpointer:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
-
-    def _check_open(self) -> None:
-        if self._closed.is_set():
-            raise ClosedMemoryError(f"the checkpointer on {self.path} is closed")
-
-    def scope(self, config: RunnableConfig) -> RunScope:
-        """The UCMA scope a run with this config writes its messages to.
-
-        Raises:
-            UserNotStatedError: the config names no user and the checkpointer was not
-                built with a ``user_id`` (or ``user_id=None``).
-            InvalidInputError: a scope value the memory refuses (a user id over 256
-                characters, for example).
-        """
-        run = scope_from_config(config, self.scope_keys)
-        user = stated_user(self.user_id, run.user_id, adapter="UCMACheckpointer", where=_WHERE_USER)
-        scope = run._replace(user_id=user)
-        bind(self.memory, user_id=scope.user_id, agent_id=scope.agent_id, session_id=scope.session_id)
-        return scope  # the memory accepts it: a put is refused now, not its mirroring later
-
     # ------------------------------------------------------------------ reads
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         """The checkpoint named by ``config`` (the thread's latest without ``checkpoint_id``)."""
-        _thread(config)
+        thread_of(config)
         self._check_open()
         return self._saver.get_tuple(config)
 
@@ -444,9 +196,9 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
         """Matching checkpoints, newest first (read in full before the first is yielded,
         so the caller may use the checkpointer while iterating)."""
         if config is not None:
-            _thread(config)
+            thread_of(config)
         if before is not None:
-            _configurable(before, what="before")
+            configurable(before, what="before")
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
             raise InvalidInputError(f"limit must be a non-negative int or None, got {limit!r}")
         self._check_open()
@@ -456,7 +208,7 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
         self, *, config: RunnableConfig, channels: Sequence[str]
     ) -> Mapping[str, DeltaChannelHistory]:
         """LangGraph's SQLite fast path for ``DeltaChannel`` reconstruction (beta)."""
-        _thread(config)
+        thread_of(config)
         self._check_open()
         return self._saver.get_delta_channel_history(config=config, channels=channels)
 
@@ -478,22 +230,16 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
                 checkpointer (nothing is written then).
             DiskFullError: the disk is (nearly) full (nothing is written then).
         """
-        thread_id = _thread(config)
+        thread_id = thread_of(config)
         scope = self.scope(config) if self.messages_key is not None else None
         self._check_open()
         self.memory.check_space()
         tokens: list[int] = []
-        along: Callable[[Any], None] | None = None
+        along = None
         if scope is not None:
             ns = str(config["configurable"].get("checkpoint_ns", ""))
             mirrored = self.messages_key in new_versions
-            if mirrored or (thread_id, scope) not in self._recorded:
-
-                def along(cur: Any) -> None:
-                    self._q.record_thread(cur, thread_id, scope)
-                    if mirrored:
-                        tokens.append(self._q.enqueue(cur, thread_id, ns, str(checkpoint["id"]), scope))
-
+            along = self._entry(thread_id, ns, checkpoint, scope, mirrored=mirrored, tokens=tokens)
         self._saver.along.fn = along  # committed in the checkpoint's own transaction
         try:
             stored = self._saver.put(config, checkpoint, metadata, new_versions)
@@ -524,7 +270,7 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
         task_path: str = "",
     ) -> None:
         """Store a task's pending writes for the checkpoint named by ``config``."""
-        thread_id = _thread(config)
+        thread_id = thread_of(config)
         self._check_open()
         self.memory.check_space()
         try:
@@ -535,60 +281,6 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
             ) from e
         except self._errors as e:
             raise self._error(e, f"storing pending writes of thread {thread_id!r}") from e
-
-    def delete_thread(self, thread_id: str, *, forget_memories: bool = False) -> None:
-        """Delete the thread's checkpoints and writes (every namespace).
-
-        Args:
-            thread_id: the thread.
-            forget_memories: also delete the memories observed from the thread (its
-                UCMA session in the scopes the thread ran in) and scrub their text from
-                the folder's files: Chroma's database and index, the keyword index, the
-                graph journal, and this database (``Memory.forget_session(...,
-                scrub=True)``). Default ``False``: what the thread taught the memory
-                stays (its queued messages are stored first).
-        """
-        thread_id = check_thread_id(thread_id)
-        self._check_open()
-        if not forget_memories:
-            self._mirror.drain()
-            with self._sql("deleting a thread") as cur:
-                self._q.delete_threads(cur, [thread_id])
-            return
-        for scope in self._thread_scopes(thread_id):
-            self._mirror.forget(scope)
-            if scope.session_id is not None:
-                self.memory.forget_session(
-                    scope.session_id, user_id=scope.user_id, agent_id=scope.agent_id, scrub=True
-                )
-        with self._sql("deleting a thread") as cur:
-            self._q.delete_threads(cur, [thread_id])
-        self._scrub()
-
-    def _thread_scopes(self, thread_id: str) -> Sequence[RunScope]:
-        """The scopes a thread ran in: recorded at each put, and read from its checkpoints'
-        metadata (LangGraph copies the run's string ``configurable`` values there) for
-        checkpoints stored before."""
-        with self._saver.cursor(transaction=False) as cur:
-            recorded = self._q.thread_scopes(cur, thread_id)
-            blobs = self._q.thread_metadata(cur, thread_id)
-        scopes: set[RunScope] = {RunScope(*s) for s in recorded}
-        for blob in blobs:
-            try:
-                meta = json.loads(blob)
-            except ValueError:
-                continue
-            if isinstance(meta, dict):
-                run = scope_from_config({"configurable": {**meta, "thread_id": thread_id}}, self.scope_keys)
-                scopes.add(
-                    run._replace(user_id=run.user_id if run.user_id is not None else self._fixed_user())
-                )
-        if not scopes and self.scope_keys.session_id == "thread_id":
-            scopes.add(RunScope(self._fixed_user(), None, thread_id))
-        return sorted(scopes, key=lambda s: tuple(v or "" for v in s))
-
-    def _fixed_user(self) -> str | None:
-        return self.user_id if isinstance(self.user_id, str) else None
 
     def delete_for_runs(self, run_ids: Sequence[str]) -> None:
         """Delete the checkpoints (and their writes) created by these runs."""
@@ -625,68 +317,29 @@ class UCMACheckpointer(BaseCheckpointSaver[str]):
     def get_next_version(self, current: str | None, channel: None) -> str:
         return self._saver.get_next_version(current, channel)
 
-    # ------------------------------------------------------------------ async partners
-    async def _run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        return await asyncio.to_thread(fn, *args, **kwargs)
+    # ------------------------------------------------------------------ lifecycle
+    def with_allowlist(self, extra_allowlist: Collection[tuple[str, ...]]) -> UCMACheckpointer:
+        """A shallow clone with LangGraph's msgpack allowlist (called by ``compile``); it shares
+        this checkpointer's connection, lock and mirror."""
+        clone = super().with_allowlist(extra_allowlist)
+        if clone is self:
+            return self
+        saver = copy.copy(self._saver)
+        saver.serde = clone.serde
+        clone._saver = saver  # type: ignore[attr-defined]
+        return clone  # type: ignore[return-value]
 
-    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
-        """Async :meth:`get_tuple`."""
-        return await self._run(self.get_tuple, config)
+    def __enter__(self) -> UCMACheckpointer:
+        return self
 
-    async def alist(
-        self,
-        config: RunnableConfig | None,
-        *,
-        filter: dict[str, Any] | None = None,
-        before: RunnableConfig | None = None,
-        limit: int | None = None,
-    ) -> AsyncIterator[CheckpointTuple]:
-        """Async :meth:`list`."""
-        found = await self._run(lambda: list(self.list(config, filter=filter, before=before, limit=limit)))
-        for item in found:
-            yield item
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
-    async def aget_delta_channel_history(
-        self, *, config: RunnableConfig, channels: Sequence[str]
-    ) -> Mapping[str, DeltaChannelHistory]:
-        """Async :meth:`get_delta_channel_history`."""
-        return await self._run(lambda: self.get_delta_channel_history(config=config, channels=channels))
+    async def __aenter__(self) -> UCMACheckpointer:
+        return self
 
-    async def aput(
-        self,
-        config: RunnableConfig,
-        checkpoint: Checkpoint,
-        metadata: CheckpointMetadata,
-        new_versions: ChannelVersions,
-    ) -> RunnableConfig:
-        """Async :meth:`put`."""
-        return await self._run(self.put, config, checkpoint, metadata, new_versions)
-
-    async def aput_writes(
-        self,
-        config: RunnableConfig,
-        writes: Sequence[tuple[str, Any]],
-        task_id: str,
-        task_path: str = "",
-    ) -> None:
-        """Async :meth:`put_writes`."""
-        await self._run(self.put_writes, config, writes, task_id, task_path)
-
-    async def adelete_thread(self, thread_id: str, *, forget_memories: bool = False) -> None:
-        """Async :meth:`delete_thread`."""
-        await self._run(self.delete_thread, thread_id, forget_memories=forget_memories)
-
-    async def adelete_for_runs(self, run_ids: Sequence[str]) -> None:
-        """Async :meth:`delete_for_runs`."""
-        await self._run(self.delete_for_runs, run_ids)
-
-    async def acopy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
-        """Async :meth:`copy_thread`."""
-        await self._run(self.copy_thread, source_thread_id, target_thread_id)
-
-    async def aprune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
-        """Async :meth:`prune`."""
-        await self._run(self.prune, thread_ids, strategy=strategy)
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
 
 
 def open_attachment(memory: Memory) -> UCMACheckpointer:

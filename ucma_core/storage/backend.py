@@ -37,6 +37,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ucma_core.config import MemoryConfig
 from ucma_core.errors import (
     ConfigurationError,
@@ -57,7 +59,7 @@ from ucma_core.storage.keywords import KeywordIndex, KeywordRow
 from ucma_core.storage.lock import FolderLock
 from ucma_core.storage.manifest import FEATURES, Manifest, new_key_secret
 from ucma_core.storage.opening import forget_client, heal_segments, set_aside_all
-from ucma_core.storage.vectors import FOLDER_KEY, CollectionProblem, VectorStore
+from ucma_core.storage.vectors import FOLDER_KEY, CollectionProblem, VectorStore, Where
 from ucma_core.storage.verify import VerifyReport
 
 __all__ = ["Backend", "Embed"]
@@ -407,9 +409,12 @@ class Backend:
                 self.rebuilt_index.extend(moved)
                 self._rebuild_index = True
         timeout, batch = config.limits.chroma_timeout_seconds, config.limits.chroma_batch_size
+        cached = config.vector_cache_size
         damaged: StorageError | None = None
         try:
-            self.vectors = VectorStore(config.chroma, self.folder, timeout=timeout, max_batch=batch)
+            self.vectors = VectorStore(
+                config.chroma, self.folder, timeout=timeout, max_batch=batch, cache_size=cached
+            )
             self._opened.append(self.vectors)
             self.vectors.use(manifest.collection, create=create, folder_id=manifest.folder_id)
             return
@@ -451,7 +456,9 @@ class Backend:
                 self._opened.pop().close()
             aside = self._set_aside(chroma_dir)
             self.actions.append(f"moved the unreadable {chroma_dir.name}/ to {aside.name}/")
-            self.vectors = VectorStore(config.chroma, self.folder, timeout=timeout, max_batch=batch)
+            self.vectors = VectorStore(
+                config.chroma, self.folder, timeout=timeout, max_batch=batch, cache_size=cached
+            )
             self._opened.append(self.vectors)
             self.vectors.use(manifest.collection, create=True, folder_id=manifest.folder_id)
             return
@@ -910,6 +917,19 @@ class Backend:
         return len(ids)
 
     # ------------------------------------------------------------------ reads
+    def nearest(
+        self, vector: Sequence[float], n: int, where: Where | None
+    ) -> list[tuple[str, float, np.ndarray]]:
+        """``(id, cosine distance, float32 vector)`` of the ``n`` stored memories nearest to
+        ``vector`` that match ``where`` (:meth:`Filters.where`), nearest first: one query
+        answers ids, distances and the vectors retrieval needs (MMR, cosines)."""
+        return self.vectors.nearest(vector, n, where)
+
+    def vectors_of(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """``{id: float32 stored vector}`` for those of ``ids`` that exist (those read before
+        come from the vector cache, the others in one read)."""
+        return self.vectors.vectors_of(ids)
+
     def rows(self, ids: Sequence[str]) -> dict[str, tuple[str, dict[str, Any]]]:
         """``{id: (text, stored fields)}`` for those of ``ids`` that exist: from the keyword
         index's copy of their fields, from Chroma for any row without one."""

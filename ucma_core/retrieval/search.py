@@ -247,7 +247,12 @@ class Retriever:
         records = ctx.backend.fetch([*order, *{j for b, a in windows.values() for j in (*b, *a)}])
         top = [
             self._result(
-                records[i], *scored[i], signals[i], route_note, _around(records, *windows.get(i, ((), ())))
+                records[i],
+                *scored[i],
+                signals[i],
+                route_note,
+                _around(records, *windows.get(i, ((), ()))),
+                vectors.get(i),
             )
             for i in order
             if i in records
@@ -571,6 +576,7 @@ class Retriever:
         signals: dict[str, float],
         route_note: RouteDecision,
         context: tuple[MemoryRecord, ...],
+        vector: np.ndarray | None = None,
     ) -> RetrievalResult:
         return RetrievalResult(
             id=record.id,
@@ -588,6 +594,7 @@ class Retriever:
             signals={s: round(v, 6) for s, v in signals.items()},
             route=route_note,
             context=context,
+            vector=vector,
         )
 
 

@@ -541,12 +541,15 @@ class Retriever:
     ) -> dict[str, MemoryNode]:
         """The graph record of every admissible candidate; drops the others from ``signals``.
 
-        The vectors of candidates no dense search returned (keyword, entity and graph
-        ones) are read from Chroma in one lookup; their dense signal is the cosine
+        The vectors of admissible candidates no dense search returned (keyword, entity
+        and graph ones) are read in one lookup (those read before come from the vector
+        cache, see :meth:`Backend.vectors_of`); their dense signal is the cosine
         similarity to the query. Tags and metadata filters are checked here for them.
         """
         graph = self._ctx.backend.graph
-        missing = [i for i in signals if i not in vectors and graph.node(i) is not None]
+        missing = [
+            i for i in signals if i not in vectors and (n := graph.node(i)) is not None and filters.admits(n)
+        ]
         vectors.update(self._ctx.backend.vectors_of(missing))
         if filters.needs_row and missing:
             rows = self._ctx.backend.rows(missing)

@@ -4,8 +4,10 @@ of the query and the item's indexed text, as ``InMemoryStore`` reports it."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
+from langgraph.store.base import IndexConfig
 from langgraph.store.memory import InMemoryStore
 
 from ucma_core import Memory, MemoryConfig
@@ -32,9 +34,14 @@ class CountingEmbedder(HashingEmbedder):
         return super().embed(texts)
 
 
+def _embed(texts: Sequence[str]) -> list[list[float]]:
+    return HashingEmbedder().embed(list(texts))
+
+
 def test_a_query_search_scores_as_the_reference_and_embeds_no_item(tmp_path: Path) -> None:
     embedder = CountingEmbedder()
-    reference = InMemoryStore(index={"dims": embedder.dimension, "embed": HashingEmbedder().embed})
+    index: IndexConfig = {"dims": embedder.dimension, "embed": _embed}
+    reference = InMemoryStore(index=index)
     # no embedding cache: every text the store or retrieval embeds reaches the embedder
     with Memory(tmp_path / "memory", embedder=embedder, config=MemoryConfig(embedding_cache_size=0)) as mem:
         store = UCMAStore(mem, index={"fields": ["text"]})

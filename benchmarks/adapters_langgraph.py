@@ -3,7 +3,8 @@
 Run::
 
     python -m benchmarks.adapters_langgraph [--turns 200] [--rounds 5] [--items 1000]
-                                            [--queries 100] [--out FILE.md]
+                                            [--queries 100] [--store-embedder hashing|local]
+                                            [--store-only] [--out FILE.md]
 
 **Checkpointer.** One conversation thread per round grows by a user and an
 assistant message per turn; each turn stores a checkpoint whose ``messages``
@@ -26,10 +27,12 @@ ratio UCMA / LangGraph (target for put and get_tuple: at most 1.3).
 
 **Store.** ``--items`` items (short statements of the throughput corpus) in 10
 namespaces ``("memories", user)``, written to ``InMemoryStore`` (with an index on
-the same ``HashingEmbedder``) and to ``UCMAStore``; then ``get``, a filtered
+the same embedder: ``HashingEmbedder``, or with ``--store-embedder local`` the local
+MiniLM model, one instance per side) and to ``UCMAStore``; then ``get``, a filtered
 listing, and ``--queries`` query searches (limit 10) on each. UCMA's query search
 runs its hybrid retrieval (dense, keyword, entity and graph signals, ranking), so
 it does more work than the reference's cosine scan; the ratio shows what it costs.
+``--store-only`` skips the checkpointer part.
 
 **Bulk Store writes.** ``--bulk`` items (default 10,000) written by one
 ``UCMAStore.batch`` of ``PutOp`` s with the memory's default embedder (the local
@@ -208,13 +211,17 @@ def _per_op(fn: Callable[[], Any], n: int) -> float:
     return (time.perf_counter() - t0) / n
 
 
-def bench_store(n_items: int, n_queries: int) -> list[Row]:
+def _store_embedder(kind: str) -> Any:
+    return LocalMiniLMEmbedder() if kind == "local" else HashingEmbedder()
+
+
+def bench_store(n_items: int, n_queries: int, embedder_kind: str = "hashing") -> list[Row]:
     items = make_items(n_items)
     queries = [q for q, _, _ in make_queries(items, n_queries)]
     users = [f"user{n}" for n in range(10)]
-    embedder = HashingEmbedder()
+    embedder = _store_embedder(embedder_kind)
     with tempfile.TemporaryDirectory() as tmp:
-        mem = Memory(Path(tmp) / "memory", embedder=HashingEmbedder())
+        mem = Memory(Path(tmp) / "memory", embedder=_store_embedder(embedder_kind))
         stores: dict[str, Any] = {
             "ref": InMemoryStore(
                 index={"dims": embedder.dimension, "embed": embedder.embed, "fields": ["text"]}
@@ -309,7 +316,8 @@ def _ms(seconds: float) -> str:
 def table(rows: Sequence[Row], checkpoint_flush: float, args: argparse.Namespace) -> str:
     lines = [
         f"Checkpoints: {args.turns} turns per round, {args.rounds} rounds (median); "
-        f"store: {args.items} items, {args.queries} queries; embedder: hashing.",
+        f"store: {args.items} items, {args.queries} queries; embedder: hashing"
+        + (f" (store: {args.store_embedder})." if args.store_embedder != "hashing" else "."),
         "",
         "| operation | LangGraph (ms) | UCMA (ms) | ratio |",
         "|---|---:|---:|---:|",
@@ -335,14 +343,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--bulk", type=int, default=10_000)
     parser.add_argument("--bulk-only", action="store_true")
     parser.add_argument("--bulk-embedders", default="default,hashing")
+    parser.add_argument("--store-embedder", default="hashing", choices=["hashing", "local"])
+    parser.add_argument("--store-only", action="store_true")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
     bulk = bench_bulk(args.bulk, args.bulk_embedders.split(",")) if args.bulk else ""
     if args.bulk_only:
         report = bulk
     else:
-        checkpoint_rows, flush = bench_checkpoints(args.turns, args.rounds)
-        report = table([*checkpoint_rows, *bench_store(args.items, args.queries)], flush, args)
+        checkpoint_rows, flush = ([], 0.0) if args.store_only else bench_checkpoints(args.turns, args.rounds)
+        store_rows = bench_store(args.items, args.queries, args.store_embedder)
+        report = table([*checkpoint_rows, *store_rows], flush, args)
         report += "\n\n" + bulk if bulk else ""
     print(report)
     if args.out:

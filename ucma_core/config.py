@@ -424,6 +424,9 @@ class MemoryConfig:
     #: Episodes stay in the short-term tier this long before consolidation may compress them.
     short_term_ttl_hours: float = 48.0
     embedding_cache_size: int = 1024
+    #: Stored vectors retrieval keeps in memory after reading them (least recently used go
+    #: first; a write of a memory drops its copy); 0 reads every vector from Chroma.
+    vector_cache_size: int = 8192
     #: Seconds to wait for another process's lock on the folder; 0 fails at once.
     lock_timeout: float = 0.0
     #: fsync the journal on every write (survives power loss, not only process crashes).
@@ -451,6 +454,7 @@ class MemoryConfig:
         _require(self.sensory_ttl_seconds > 0, "sensory_ttl_seconds must be > 0")
         _require(self.short_term_ttl_hours > 0, "short_term_ttl_hours must be > 0")
         _require(self.embedding_cache_size >= 0, "embedding_cache_size must be >= 0")
+        _require(self.vector_cache_size >= 0, "vector_cache_size must be >= 0")
         _require(self.lock_timeout >= 0, "lock_timeout must be >= 0")
         _require(self.snapshot_every >= 1, "snapshot_every must be >= 1")
         try:

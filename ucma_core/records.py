@@ -12,6 +12,8 @@ from datetime import datetime, timezone
 from enum import Enum
 from typing import Any, TypedDict
 
+import numpy as np
+
 from ucma_core.errors import InvalidInputError, UnknownMemoryTypeError
 
 __all__ = [
@@ -284,6 +286,11 @@ class RetrievalResult:
     #: The session turns just before and after this one, in time order, for a reader
     #: (``FusionConfig.context_turns`` on each side, 0 by default; empty outside a conversation).
     context: tuple[MemoryRecord, ...] = field(default=(), repr=False)
+    #: The memory's stored embedding as this retrieval read it (a read-only float32 array),
+    #: for a caller that scores results against a query vector of its own (a key-value
+    #: store's cosine score) without reading or embedding them again; ``None`` if not read.
+    #: Not part of :meth:`to_dict` nor of equality.
+    vector: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         """A plain, JSON-able dict of this result, the same for every adapter.

@@ -159,7 +159,7 @@ class Retriever:
             for memory_id, score in found:
                 signals[memory_id]["keyword"] = max(signals[memory_id].get("keyword", 0.0), score)
 
-        add_dense(ctx.backend.vectors.nearest(qvec, n, filters.where(ctx.backend.keys)))
+        add_dense(ctx.backend.nearest(qvec, n, filters.where(ctx.backend.keys)))
         add_keyword(keyword.result())
         if any("keyword" in s for s in signals.values()):
             active.add("keyword")
@@ -168,7 +168,7 @@ class Retriever:
         if ask is not None and ask.span is not None:
             lo, hi = ask.span.widened()
             ranged = dataclasses.replace(filters, time_range=(max(EPOCH_MIN, lo), min(EPOCH_MAX, hi)))
-            in_range = ctx.backend.vectors.nearest(qvec, n, ranged.where(ctx.backend.keys))
+            in_range = ctx.backend.nearest(qvec, n, ranged.where(ctx.backend.keys))
             add_dense(in_range)
             add_keyword(self._keyword(keyword_text, n, ranged, None))
             if not in_range:
@@ -177,11 +177,11 @@ class Retriever:
             active.add("speaker")
             keys = ctx.backend.keys
             where = _and(filters.where(keys), {keys.participant(plan.speaker): True})
-            add_dense(ctx.backend.vectors.nearest(qvec, n, where))
+            add_dense(ctx.backend.nearest(qvec, n, where))
         if plan.kind is RouteKind.PROCEDURAL and _admits_type(filters, MemoryType.PROCEDURAL):
             active.add("kind")
             typed = dataclasses.replace(filters, memory_types=(MemoryType.PROCEDURAL,))
-            add_dense(ctx.backend.vectors.nearest(qvec, max(5, k), typed.where(ctx.backend.keys)))
+            add_dense(ctx.backend.nearest(qvec, max(5, k), typed.where(ctx.backend.keys)))
         entity_hits = self._entity_candidates(query, plan, filters)
         if entity_hits:
             active.add("entity")
@@ -249,7 +249,12 @@ class Retriever:
         records = ctx.backend.fetch([*order, *{j for b, a in windows.values() for j in (*b, *a)}])
         top = [
             self._result(
-                records[i], *scored[i], signals[i], route_note, _around(records, *windows.get(i, ((), ())))
+                records[i],
+                *scored[i],
+                signals[i],
+                route_note,
+                _around(records, *windows.get(i, ((), ()))),
+                vectors.get(i),
             )
             for i in order
             if i in records
@@ -307,7 +312,7 @@ class Retriever:
         if keyword:
             return keyword[0][0]
         vector = self._ctx.embedder.embed([event])[0]
-        found = self._ctx.backend.vectors.nearest(vector, 1, filters.where(self._ctx.backend.keys))
+        found = self._ctx.backend.nearest(vector, 1, filters.where(self._ctx.backend.keys))
         return found[0][0] if found else None
 
     def _timed(
@@ -538,13 +543,16 @@ class Retriever:
     ) -> dict[str, MemoryNode]:
         """The graph record of every admissible candidate; drops the others from ``signals``.
 
-        The vectors of candidates no dense search returned (keyword, entity and graph
-        ones) are read from Chroma in one lookup; their dense signal is the cosine
+        The vectors of admissible candidates no dense search returned (keyword, entity
+        and graph ones) are read in one lookup (those read before come from the vector
+        cache, see :meth:`Backend.vectors_of`); their dense signal is the cosine
         similarity to the query. Tags and metadata filters are checked here for them.
         """
         graph = self._ctx.backend.graph
-        missing = [i for i in signals if i not in vectors and graph.node(i) is not None]
-        vectors.update(self._ctx.backend.vectors.vectors_of(missing))
+        missing = [
+            i for i in signals if i not in vectors and (n := graph.node(i)) is not None and filters.admits(n)
+        ]
+        vectors.update(self._ctx.backend.vectors_of(missing))
         if filters.needs_row and missing:
             rows = self._ctx.backend.rows(missing)
             keys = self._ctx.backend.keys
@@ -573,6 +581,7 @@ class Retriever:
         signals: dict[str, float],
         route_note: RouteDecision,
         context: tuple[MemoryRecord, ...],
+        vector: np.ndarray | None = None,
     ) -> RetrievalResult:
         return RetrievalResult(
             id=record.id,
@@ -590,6 +599,7 @@ class Retriever:
             signals={s: round(v, 6) for s, v in signals.items()},
             route=route_note,
             context=context,
+            vector=vector,
         )
 
 

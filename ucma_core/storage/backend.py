@@ -42,6 +42,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ucma_core.config import MemoryConfig
 from ucma_core.errors import (
     ConfigurationError,
@@ -63,7 +65,7 @@ from ucma_core.storage.lock import FolderLock
 from ucma_core.storage.manifest import FEATURES, Manifest, new_key_secret
 from ucma_core.storage.opening import forget_client, heal_segments, set_aside_all
 from ucma_core.storage.pending import BufferedVectorStore, decode_vector
-from ucma_core.storage.vectors import FOLDER_KEY, CollectionProblem, VectorStore
+from ucma_core.storage.vectors import FOLDER_KEY, CollectionProblem, VectorStore, Where
 from ucma_core.storage.verify import VerifyReport
 
 __all__ = ["Backend", "Embed"]
@@ -479,8 +481,11 @@ class Backend:
                 max_batch=batch,
                 group=config.group_commit,
                 min_free=config.limits.min_free_bytes if config.chroma.host is None else 0,
+                cache_size=config.vector_cache_size,
             )
-        return VectorStore(config.chroma, self.folder, timeout=timeout, max_batch=batch)
+        return VectorStore(
+            config.chroma, self.folder, timeout=timeout, max_batch=batch, cache_size=config.vector_cache_size
+        )
 
     def _own_collections(self) -> list[str]:
         """Collections stamped with this folder's id, oldest generation first."""
@@ -988,6 +993,19 @@ class Backend:
         return len(ids)
 
     # ------------------------------------------------------------------ reads
+    def nearest(
+        self, vector: Sequence[float], n: int, where: Where | None
+    ) -> list[tuple[str, float, np.ndarray]]:
+        """``(id, cosine distance, float32 vector)`` of the ``n`` stored memories nearest to
+        ``vector`` that match ``where`` (:meth:`Filters.where`), nearest first: one query
+        answers ids, distances and the vectors retrieval needs (MMR, cosines)."""
+        return self.vectors.nearest(vector, n, where)
+
+    def vectors_of(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """``{id: float32 stored vector}`` for those of ``ids`` that exist (those read before
+        come from the vector cache, the others in one read)."""
+        return self.vectors.vectors_of(ids)
+
     def rows(self, ids: Sequence[str]) -> dict[str, tuple[str, dict[str, Any]]]:
         """``{id: (text, stored fields)}`` for those of ``ids`` that exist: from the keyword
         index's copy of their fields, from Chroma for any row without one."""

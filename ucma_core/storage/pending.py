@@ -363,6 +363,7 @@ class BufferedVectorStore(VectorStore):
         max_batch: int = 5000,
         group: GroupCommitConfig | None = None,
         min_free: int = 0,
+        cache_size: int = 0,
     ) -> None:
         group = group or GroupCommitConfig()
         #: Free bytes a Chroma write of waiting records needs first (``LimitsConfig.min_free_bytes``):
@@ -375,7 +376,7 @@ class BufferedVectorStore(VectorStore):
             interval=group.interval_seconds,
             limit=group.max_pending,
         )
-        super().__init__(config, folder, timeout=timeout, max_batch=max_batch)
+        super().__init__(config, folder, timeout=timeout, max_batch=max_batch, cache_size=cache_size)
         self._wait = timeout
 
     @property

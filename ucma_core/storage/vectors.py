@@ -19,7 +19,10 @@ Three safeguards sit between UCMA and Chroma:
   full disk) can hang on its next write even once space is back, so after any error
   the client is closed and reopened before the next call.
 
-Writes larger than Chroma's maximum batch size are split into batches.
+Writes larger than Chroma's maximum batch size are split into batches. Vectors read
+are kept in a bounded :class:`~ucma_core.storage.vectorcache.VectorCache` (``cache_size``
+entries) that every write of their ids invalidates, so :meth:`VectorStore.vectors_of`
+asks Chroma only for the vectors it has not seen.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ import numpy as np
 from ucma_core.config import ChromaConfig
 from ucma_core.errors import StorageError
 from ucma_core.storage.diskspace import storage_error
+from ucma_core.storage.vectorcache import VectorCache
 
 __all__ = ["CollectionProblem", "VectorHit", "VectorStore", "chroma_settings", "open_chroma"]
 
@@ -170,9 +174,17 @@ class VectorStore:
     """One Chroma collection holding every memory's text, vector and filter metadata."""
 
     def __init__(
-        self, config: ChromaConfig, folder: Path, *, timeout: float = 120.0, max_batch: int = 5000
+        self,
+        config: ChromaConfig,
+        folder: Path,
+        *,
+        timeout: float = 120.0,
+        max_batch: int = 5000,
+        cache_size: int = 0,
     ) -> None:
         self._config = config
+        #: Vectors read recently, by id (see :mod:`~ucma_core.storage.vectorcache`).
+        self.cache = VectorCache(cache_size)
         self._folder = folder
         self.embedded_path: Path | None = None if config.host else folder / "chroma"
         self._worker = _Worker(timeout)
@@ -267,6 +279,7 @@ class VectorStore:
         does not exist and ``create`` is false, or if it belongs to another folder."""
         if self._broken:
             self._reconnect()
+        self.cache.clear()
         client = self._client
         existing = self.collections()
         if name in existing:
@@ -357,6 +370,15 @@ class VectorStore:
     # ------------------------------------------------------------------ writes
     def _write(self, what: str, method: str, ids: Sequence[str], **columns: Sequence[Any]) -> None:
         """Call the collection's ``method`` on ``ids`` and the ``columns`` in batches."""
+        try:
+            self._write_batches(what, method, ids, **columns)
+        finally:
+            if "embeddings" in columns or method == "delete":  # before and after: see VectorCache
+                self.cache.forget(ids)
+
+    def _write_batches(self, what: str, method: str, ids: Sequence[str], **columns: Sequence[Any]) -> None:
+        if "embeddings" in columns or method == "delete":
+            self.cache.forget(ids)
         for part in self._chunks(ids):
             batch: dict[str, Any] = {"ids": list(ids[part])}
             batch.update(
@@ -446,21 +468,32 @@ class VectorStore:
         }
         if where:
             kwargs["where"] = where
+        token = self.cache.token()
         res = self._run("querying", lambda col: col.query(**kwargs))
-        return [
+        found = [
             (i, float(d), np.asarray(v, dtype=np.float32))
             for i, d, v in zip(res["ids"][0], res["distances"][0], res["embeddings"][0], strict=True)
         ]
+        self.cache.put({i: v for i, _, v in found}, token)
+        return found
 
     def vectors_of(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
-        """``{id: float32 vector}`` for those of ``ids`` that exist (no text or metadata read)."""
-        out: dict[str, np.ndarray] = {}
-        for res in self._get(ids, ["embeddings"]):
-            out.update(
+        """``{id: float32 vector}`` for those of ``ids`` that exist (no text or metadata read);
+        Chroma is asked only for those not in :attr:`cache`."""
+        out = self.cache.get(ids)
+        missing = [i for i in ids if i not in out]
+        if not missing:
+            return out
+        token = self.cache.token()
+        read: dict[str, np.ndarray] = {}
+        for res in self._get(missing, ["embeddings"]):
+            read.update(
                 (i, np.asarray(v, dtype=np.float32))
                 for i, v in zip(res["ids"], res["embeddings"], strict=True)
                 if v is not None
             )
+        self.cache.put(read, token)
+        out.update(read)
         return out
 
     def rows_with_vectors(self, ids: Sequence[str]) -> dict[str, tuple[str, Metadata, list[float]]]:
@@ -506,6 +539,7 @@ class VectorStore:
         failed is dropped from that cache whatever state it is in, so the next open of
         the folder in this process starts from the files, as a new process would."""
         client, self._client, self._col = self._client, None, None
+        self.cache.clear()
         try:
             close = getattr(client, "close", None)
             if callable(close) and not self._broken:

@@ -426,7 +426,8 @@ class UCMAStore(BaseStore):
                 self._refresh(found, now)
             return [fields.to_item(r, search=True) for r in found]  # type: ignore[misc]
         scored = self._ranked(op, want)
-        kept: list[tuple[MemoryRecord, float | None]] = list(scored[op.offset : want])
+        stored = {r.id: v for r, _, v in scored}
+        kept: list[tuple[MemoryRecord, float | None]] = [(r, s) for r, s, _ in scored[op.offset : want]]
         if len(kept) < op.limit:
             for record in self._scan(op.namespace_prefix, {fields.INDEXED: False}):
                 if len(kept) >= op.limit:
@@ -437,25 +438,31 @@ class UCMAStore(BaseStore):
         kept = [(r, s) for r, s in kept if r.id in live]
         if op.refresh_ttl:
             self._refresh([r for r, _ in kept], now)
-        similarity = self._similarities(op.query, [r for r, s in kept if s is not None])
+        similarity = self._similarities(op.query, [r for r, s in kept if s is not None], stored)
         return [
             fields.to_item(r, score=None if s is None else similarity[r.id], search=True)  # type: ignore[misc]
             for r, s in kept
         ]
 
-    def _similarities(self, query: str, records: Sequence[MemoryRecord]) -> dict[str, float]:
+    def _similarities(
+        self, query: str, records: Sequence[MemoryRecord], stored: Mapping[str, np.ndarray | None]
+    ) -> dict[str, float]:
         """The cosine similarity of ``query`` and each record's indexed text under the memory's
-        embedder (the score ``InMemoryStore`` reports), by record id."""
+        embedder (the score ``InMemoryStore`` reports), by record id. The query's vector is the
+        one retrieval just embedded (the embedder's cache answers), the records' vectors those
+        retrieval read (``stored``); a record without one has its text embedded."""
         if not records:
             return {}
-        vectors = np.asarray(self.memory.embedder.embed([query, *(r.content for r in records)]), dtype=float)
-        norms = np.linalg.norm(vectors, axis=1)
+        unread = [r for r in records if stored.get(r.id) is None]
+        embedded = self.memory.embedder.embed([query, *(r.content for r in unread)])
+        own = dict(zip((r.id for r in unread), embedded[1:], strict=True))
+        matrix = np.asarray([own[r.id] if r.id in own else stored[r.id] for r in records], dtype=float)
+        norms = np.linalg.norm(matrix, axis=1) * float(np.linalg.norm(embedded[0]))
         norms[norms == 0] = 1.0
-        unit = vectors / norms[:, None]
-        scores = unit[1:] @ unit[0]
+        scores = (matrix @ np.asarray(embedded[0], dtype=float)) / norms
         return {r.id: float(score) for r, score in zip(records, scores, strict=True)}
 
-    def _ranked(self, op: SearchOp, want: int) -> list[tuple[MemoryRecord, float]]:
+    def _ranked(self, op: SearchOp, want: int) -> list[tuple[MemoryRecord, float, np.ndarray | None]]:
         """Indexed items under the prefix ranked by UCMA retrieval, filtered, best first."""
         assert op.query is not None
         k = min(_MAX_K, max(want, 1))
@@ -470,7 +477,7 @@ class UCMAStore(BaseStore):
                 diversify=False,  # a Store search returns every matching item, duplicates too
             )
             ranked = [
-                (r.record, float(r.score))
+                (r.record, float(r.score), r.vector)
                 for r in results
                 if op.filter is None
                 or fields.value_matches(fields.stored_value(r.record.metadata), op.filter)

@@ -183,6 +183,9 @@ class PgBackend(Backend):
         if result.open_intent is not None:
             self._recover_dead(result.open_intent)
             changed = True
+        vectors: VectorStore | None = getattr(self, "vectors", None)
+        if changed and vectors is not None:  # another worker may have rewritten a vector read here
+            vectors.cache.clear()
         return changed
 
     def _recover_dead(self, intent: Intent) -> None:
@@ -254,6 +257,7 @@ class PgBackend(Backend):
             self.folder,
             timeout=config.limits.chroma_timeout_seconds,
             max_batch=config.limits.chroma_batch_size,
+            cache_size=config.vector_cache_size,
         )
         self._opened.append(self.vectors)
         try:

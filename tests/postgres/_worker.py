@@ -5,6 +5,8 @@ observes COUNT notes as USER, printing ``ack <id>`` after each one returns (so t
 knows which writes were acknowledged), then, for each user in WAIT_FOR_USERS, waits
 until it sees that user's COUNT notes, and prints one JSON line with what it saw. It
 prints ``open`` once the memory is open and then waits ``UCMA_TEST_PAUSE`` seconds.
+With ``UCMA_TEST_KEYED=1`` each note is an ``upsert`` under a key of its own (a keyed
+write takes the journaled path under the write lock instead of being staged).
 """
 
 from __future__ import annotations
@@ -24,10 +26,13 @@ def main() -> None:
     with Memory(url, embedder=HashingEmbedder(), config=config) as mem:
         print("open", flush=True)
         time.sleep(float(os.environ.get("UCMA_TEST_PAUSE", "0")))
+        keyed = os.environ.get("UCMA_TEST_KEYED") == "1"
         for n in range(int(count)):
-            memory_id = mem.observe(
-                f"{user} wrote note number {n} about the harbour lighthouse", user_id=user, importance=1.0
-            )
+            text = f"{user} wrote note number {n} about the harbour lighthouse"
+            if keyed:
+                memory_id = mem.upsert(f"note-{n}", text, user_id=user, importance=1.0)
+            else:
+                memory_id = mem.observe(text, user_id=user, importance=1.0)
             print("ack", memory_id, flush=True)
         seen: dict[str, int] = {}
         leaked: list[str] = []

@@ -60,30 +60,37 @@ class PgKeywordIndex:
             return int(self._conn.execute("SELECT count(*) FROM records").fetchone()[0])
 
     def add(self, rows: Iterable[KeywordRow]) -> None:
-        data = [
-            (
-                r.id,
-                r.content,
-                r.user_id or "",
-                r.agent_id or "",
-                r.session_id or "",
-                r.memory_type,
-                r.timestamp,
-                None if r.stored is None else json.dumps(r.stored, ensure_ascii=False, allow_nan=False),
-            )
-            for r in rows
-        ]
+        data = list(rows)
         if not data:
             return
         with db_errors("writing records"), self._conn.transaction(), self._conn.cursor() as cur:
-            cur.executemany(
-                "INSERT INTO records (id, content, user_id, agent_id, session_id, memory_type, ts, stored) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (id) DO UPDATE SET "
-                "content = excluded.content, user_id = excluded.user_id, agent_id = excluded.agent_id, "
-                "session_id = excluded.session_id, memory_type = excluded.memory_type, ts = excluded.ts, "
-                "stored = excluded.stored",
-                data,
-            )
+            self.write(cur, data)
+
+    @staticmethod
+    def write(cur: Any, rows: Sequence[KeywordRow]) -> None:
+        """Upsert ``rows`` with ``cur`` (inside the caller's transaction)."""
+        if not rows:
+            return
+        cur.executemany(
+            "INSERT INTO records (id, content, user_id, agent_id, session_id, memory_type, ts, stored) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (id) DO UPDATE SET "
+            "content = excluded.content, user_id = excluded.user_id, agent_id = excluded.agent_id, "
+            "session_id = excluded.session_id, memory_type = excluded.memory_type, ts = excluded.ts, "
+            "stored = excluded.stored",
+            [
+                (
+                    r.id,
+                    r.content,
+                    r.user_id or "",
+                    r.agent_id or "",
+                    r.session_id or "",
+                    r.memory_type,
+                    r.timestamp,
+                    None if r.stored is None else json.dumps(r.stored, ensure_ascii=False, allow_nan=False),
+                )
+                for r in rows
+            ],
+        )
 
     def delete(self, ids: Sequence[str]) -> None:
         if not ids:

@@ -13,11 +13,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -130,27 +128,22 @@ def main() -> None:
         print(json.dumps(_work(target, int(port), user, int(observes), int(remembers))))
         return
     sys.path.insert(0, str(ROOT))
-    from tests.postgres.conftest import PG_BIN, _as_postgres, _start_chroma, _start_postgres
+    from tests.servers import throwaway_servers
 
-    base = Path(tempfile.mkdtemp(prefix="ucma-bench-"))
-    base.chmod(0o755)
-    chroma = None
-    try:
-        pg_port = _start_postgres(base)
-        chroma_port, chroma = _start_chroma(base)
-        os.environ["NO_PROXY"] = "127.0.0.1,localhost"
+    with throwaway_servers(prefix="ucma-bench-") as servers:
 
         def url() -> str:
-            return f"postgresql://postgres@127.0.0.1:{pg_port}/postgres?memory=b{uuid.uuid4().hex[:8]}"
+            return servers.url(f"b{uuid.uuid4().hex[:8]}")
 
+        chroma_port = servers.chroma_port
         rows = [
             (
                 "folder (embedded Chroma), 1 process",
-                _run(str(base / "folder"), 0, 1, args.observes, args.remembers),
+                _run(str(servers.base / "folder"), 0, 1, args.observes, args.remembers),
             ),
             (
                 "folder + Chroma server, 1 process",
-                _run(str(base / "folder2"), chroma_port, 1, args.observes, args.remembers),
+                _run(str(servers.base / "folder2"), chroma_port, 1, args.observes, args.remembers),
             ),
             (
                 "PostgreSQL + Chroma server, 1 worker",
@@ -161,26 +154,17 @@ def main() -> None:
                 _run(url(), chroma_port, 4, args.observes, args.remembers),
             ),
         ]
-        embedder = (
-            f"hashing embedder behind {args.embed_ms:g} ms per call" if args.embed_ms else "hashing embedder"
+    embedder = (
+        f"hashing embedder behind {args.embed_ms:g} ms per call" if args.embed_ms else "hashing embedder"
+    )
+    print(f"\n{args.observes} observes then {args.remembers} remembers per worker, {embedder}\n")
+    print("| setup | observe p50 ms | p95 ms | observe/s (all) | remember p50 ms | p95 ms |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for name, r in rows:
+        print(
+            f"| {name} | {r['observe_p50']:.1f} | {r['observe_p95']:.1f} | {r['observe_per_s']:.0f} | "
+            f"{r['remember_p50']:.1f} | {r['remember_p95']:.1f} |"
         )
-        print(f"\n{args.observes} observes then {args.remembers} remembers per worker, {embedder}\n")
-        print("| setup | observe p50 ms | p95 ms | observe/s (all) | remember p50 ms | p95 ms |")
-        print("|---|---:|---:|---:|---:|---:|")
-        for name, r in rows:
-            print(
-                f"| {name} | {r['observe_p50']:.1f} | {r['observe_p95']:.1f} | {r['observe_per_s']:.0f} | "
-                f"{r['remember_p50']:.1f} | {r['remember_p95']:.1f} |"
-            )
-    finally:
-        if chroma is not None:
-            chroma.terminate()
-            chroma.wait(timeout=30)
-        subprocess.run(
-            _as_postgres([str(PG_BIN / "pg_ctl"), "-D", str(base / "data"), "-m", "immediate", "stop"]),
-            capture_output=True,
-        )
-        shutil.rmtree(base, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -16,10 +16,11 @@ install. Each memory is one schema (``ucma_<memory>``) with these tables:
     every memory's text, scope, type and time, a copy of its stored fields, and a
     ``tsvector`` for keyword search (the folder's ``keywords.sqlite3``).
 ``pending``
-    ids whose vectors a worker is adding to Chroma outside the write lock, with the
-    session that owns them (``pg_backend_pid()`` and its start): a row whose session is
-    gone marks a half-write another worker undoes (see
-    :class:`~ucma_core.storage.postgres.backend.PgBackend`).
+    new records on their way to Chroma, outside the write lock: id, text, fields and
+    vector, whether they were added yet, and the session that owns them
+    (``pg_backend_pid()`` and its start). Whoever flushes adds every waiting row in one
+    Chroma call; a row whose session is gone marks a half-write another worker undoes
+    (see :class:`~ucma_core.storage.postgres.backend.PgBackend`).
 
 Connections: each open memory keeps one dedicated connection for its session-level
 advisory locks (the write lock, held across the statements of one call) and the
@@ -48,7 +49,8 @@ _TABLES = [
     "CREATE INDEX IF NOT EXISTS records_tsv ON records USING gin (tsv)",
     "CREATE INDEX IF NOT EXISTS records_scope ON records (user_id, agent_id, session_id)",
     "CREATE TABLE IF NOT EXISTS pending (id text PRIMARY KEY, owner_pid integer NOT NULL, owner_start "
-    "timestamptz NOT NULL, since timestamptz NOT NULL DEFAULT clock_timestamp())",
+    "timestamptz NOT NULL, since timestamptz NOT NULL DEFAULT clock_timestamp(), added boolean NOT NULL "
+    "DEFAULT false, document text, fields text, vector double precision[])",
 ]
 
 #: Pool sizes per open memory: one connection kept open, at most four; an idle extra

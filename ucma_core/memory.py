@@ -24,7 +24,7 @@ from ucma_core.memory_base import in_thread
 from ucma_core.owners import Owners
 from ucma_core.progress import ProgressCallback, notify
 from ucma_core.reads import Reads, check_key
-from ucma_core.records import Episode, Intention, MemoryType, ObserveDefaults, RetrievalResult, Source
+from ucma_core.records import Intention, MemoryType, ObserveDefaults, RetrievalResult, Source
 from ucma_core.retrieval.filters import Filters, check_metadata_filter
 from ucma_core.retrieval.router import RouteKind
 from ucma_core.scope import ANY, ScopeId
@@ -274,24 +274,6 @@ class Memory(Reads, Knowledge, Maintenance, Transfer, Owners):
         """
         merged = self._items(items, defaults)
         early = self._draft_early(merged, progress) if self.postgres is not None else None
-        built: dict[int, Episode] = {}
-        if early is not None:  # new episodes go to Chroma before the workers' lock
-            plain = [d for d, keep in early[1] if keep and d.key is None]
-            made = self._stores.stage_episodes(plain, [early[2][id(d)] for d in plain])
-            built = {id(d): ep for d, ep in zip(plain, made, strict=True)}
-        try:
-            return self._observe_drafts(merged, early, built, progress)
-        finally:
-            if built:
-                self._stores.unstage([ep.id for ep in built.values()])
-
-    def _observe_drafts(
-        self,
-        merged: list[dict[str, Any]],
-        early: tuple[float, list[tuple[EpisodeDraft, bool]], dict[int, list[float]]] | None,
-        built: dict[int, Episode],
-        progress: ProgressCallback | None,
-    ) -> list[str | None]:
         with self._lock:
             self._check_open()
             if early is None:
@@ -316,7 +298,7 @@ class Memory(Reads, Knowledge, Maintenance, Transfer, Owners):
             fired: list[str] = []
             ids: list[str | None] = []
             with self._stores.graph.batch():
-                stored = iter(self._stores.add_episodes(fresh, vectors, [built.get(id(d)) for d in fresh]))
+                stored = iter(self._stores.add_episodes(fresh, vectors))
                 for draft, keep in drafts:
                     ref = None if draft.key is None else (draft.user_id, draft.agent_id, draft.key)
                     memory_id: str | None

@@ -10,7 +10,6 @@ chains are rebuilt from the graph when the folder is opened.
 from __future__ import annotations
 
 import bisect
-import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -75,27 +74,16 @@ class EpisodicStore:
         return (attrs.get("user_id"), attrs.get("agent_id"), attrs.get("session_id"))
 
     # ------------------------------------------------------------------ writes
-    def build(self, drafts: Sequence[EpisodeDraft]) -> list[Episode]:
-        """New episodes for ``drafts`` (fresh ids, retention state starting now), not stored."""
+    def add(self, drafts: Sequence[EpisodeDraft], vectors: Sequence[Sequence[float]]) -> list[Episode]:
+        """Store episodes (one Chroma write) and chain them into their sessions.
+
+        Must run inside ``graph.batch()`` so the whole write is one journal append.
+        """
         now = self._ctx.now()
         # retention's clock starts when the episode is stored, not at its (possibly old) date:
         # an imported history is as fresh as anything else just learned (recency still reads the date)
         states = [self._ctx.fresh_state(d.importance, now) for d in drafts]
-        return [self._episode(new_id(), d, state) for d, state in zip(drafts, states, strict=True)]
-
-    def add(
-        self,
-        drafts: Sequence[EpisodeDraft],
-        vectors: Sequence[Sequence[float]],
-        built: Sequence[Episode | None] = (),
-    ) -> list[Episode]:
-        """Store episodes (one Chroma write) and chain them into their sessions; ``built``
-        gives the episode :meth:`build` already made for some drafts (``None``: make one).
-
-        Must run inside ``graph.batch()`` so the whole write is one journal append.
-        """
-        made = iter(self.build([d for d, b in itertools.zip_longest(drafts, built) if b is None]))
-        episodes = [b if b is not None else next(made) for _, b in itertools.zip_longest(drafts, built)]
+        episodes = [self._episode(new_id(), d, state) for d, state in zip(drafts, states, strict=True)]
         self._ctx.backend.insert(episodes, vectors)
         for ep in episodes:
             self.link(ep.id)

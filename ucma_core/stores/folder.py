@@ -126,20 +126,6 @@ class FolderStores:
             for memory_id, now in kept:
                 self.ctx.retrieved(memory_id, now)
 
-    def stage_episodes(
-        self, drafts: Sequence[EpisodeDraft], vectors: Sequence[Sequence[float]]
-    ) -> list[Episode]:
-        """A shared memory's new episodes, their vectors added to Chroma before the write lock
-        (see :meth:`PgBackend.stage <ucma_core.storage.postgres.backend.PgBackend.stage>`);
-        pass them to :meth:`add_episodes`, and :meth:`unstage` the ids it did not store."""
-        episodes = self.episodic.build(drafts)
-        self.backend.stage(episodes, vectors)  # type: ignore[attr-defined]
-        return episodes
-
-    def unstage(self, ids: Sequence[str]) -> None:
-        """Drop what :meth:`stage_episodes` wrote for those of ``ids`` not stored."""
-        self.backend.unstage(ids)  # type: ignore[attr-defined]
-
     def job(self, name: str) -> AbstractContextManager[None]:
         """Hold while running work one worker at a time must do (``"consolidate"``): nothing
         for a folder (its lock admits one process), the memory's job lock when shared."""
@@ -248,14 +234,10 @@ class FolderStores:
         return memory_id if memory_id is not None and memory_id in self.graph else None
 
     def add_episodes(
-        self,
-        drafts: Sequence[EpisodeDraft],
-        vectors: Sequence[Sequence[float]],
-        built: Sequence[Episode | None] = (),
+        self, drafts: Sequence[EpisodeDraft], vectors: Sequence[Sequence[float]]
     ) -> list[Episode]:
-        """Store new episodes and remember their keys (inside ``graph.batch()``); ``built``:
-        episodes :meth:`stage_episodes` made for some drafts (``None`` for the others)."""
-        episodes = self.episodic.add(drafts, vectors, built)
+        """Store new episodes and remember their keys (inside ``graph.batch()``)."""
+        episodes = self.episodic.add(drafts, vectors)
         for ep in episodes:
             if ep.key is not None:
                 self._keys[(ep.user_id, ep.agent_id, ep.key)] = ep.id

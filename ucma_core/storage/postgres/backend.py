@@ -18,25 +18,28 @@ writer's commit. A reader's bookkeeping (what a retrieval returned, see
 in the process (:meth:`retrieved_later`) and committed with the worker's next
 exclusive lock (its next write, or ``close``).
 
-New records (``observe``) are written in two steps so that the slow part runs
-outside the write lock:
+New records (``observe``, and every other insert) never wait for Chroma. Under the
+write lock, :meth:`insert` puts the ``records`` rows, the graph changes, the commit
+mark *and* a ``pending`` row holding each record's vector in one SQL transaction:
+once it commits, the record and its vector are durable in PostgreSQL, which is the
+write-ahead log for Chroma. A background thread of the worker (:meth:`flush_pending`)
+then adds every pending row to Chroma in one call, under the memory's flush lock,
+and deletes the rows it added: the slow Chroma write runs outside the write lock,
+and one call carries the rows of every worker that was waiting (a group commit).
+A worker killed at any point leaves either no trace (before the commit) or pending
+rows that the next flush of any worker, or the next open, adds (after it): no record
+is ever without its vector, and no vector is added without its committed record.
 
-1. :meth:`stage`, before the lock: each new id becomes a ``pending`` row owned by
-   this worker's database session (``pg_backend_pid()`` and its start time), then the
-   vectors are added to Chroma. Readers never see them: every search keeps only ids
-   that are nodes of the graph, which holds committed changes only.
-2. :meth:`insert`, under the write lock: the ``records`` rows, the graph changes, the
-   commit mark and the removal of the ``pending`` rows are one SQL transaction.
-
-A worker killed between the two leaves ``pending`` rows whose session is gone. The
-next exclusive :meth:`lock` of any worker lists them (in the same round trip as the
-change feed) once they are older than ``config.limits.chroma_timeout_seconds`` and
-deletes their vectors and rows. The wait bounds the in-flight race: a killed worker's
-Chroma add may still be running in the server, and deleting its ids before the add
-lands would leave a vector without a record; an add the server takes longer than
-that timeout to apply can still do so (it is a vector no search returns, reported by
-:meth:`verify`). Until then the pending vectors are in the collection but in no
-result, and :meth:`verify` counts them as writes in flight, not as orphans.
+Until its flush (usually well under a second) a new record is found by keyword,
+entity, time and graph but not yet by vector search in *other* workers; the worker
+that wrote it flushes its own pending rows before it reads (read your writes).
+Writes that read or change Chroma rows (replacing, deleting, updating markers, a
+consolidation job) flush every pending row first, so a late flush can never bring
+back a vector they removed. One race is left, and bounded: a worker killed while
+its flush request is in flight in the Chroma server, whose records another worker
+then deletes before the server has applied that request, leaves those vectors in
+the collection without records; no search returns them (every result must be a
+graph node) and :meth:`verify` lists them (``only_in_chroma``).
 
 Other writes (replacing, deleting, consolidation's inserts) run as in a folder,
 entirely under the write lock: the intent is a committed journal row before Chroma is
@@ -45,8 +48,7 @@ commit mark. A worker killed anywhere there leaves its intent open at the journa
 end and its lock released (PostgreSQL drops a dead session's locks). The next worker
 to take the lock finds the open intent in :meth:`sync` and undoes it (records it added
 are removed from Chroma and ``records``, replaced rows restored) or finishes it (a
-deletion); the ids it removed are also marked pending for a dead owner, so the sweep
-above deletes them once more after the same wait (the in-flight race again).
+deletion).
 """
 
 from __future__ import annotations
@@ -78,12 +80,6 @@ from ucma_core.storage.verify import VerifyReport
 
 __all__ = ["PgBackend", "recorded_embedder"]
 
-#: Pending rows whose owning session is gone and that are older than the grace (seconds).
-_DEAD_PENDING = (
-    "SELECT p.id FROM pending p WHERE p.since < clock_timestamp() - make_interval(secs => %s) "
-    "AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = p.owner_pid "
-    "AND a.backend_start = p.owner_start)"
-)
 #: A reader's retrieval marks kept in the process: committed with the next exclusive lock,
 #: or, past this many, with the next read that gets the write lock without waiting.
 _FLUSH_AT = 256
@@ -159,23 +155,23 @@ class PgBackend(Backend):
         self._held: str | None = None  # "x" (exclusive) or "s" (shared) while the write lock is held
         self._syncing = False
         self._key = lock_key(target)
-        #: Records whose vectors :meth:`stage` added, not committed yet: ``{id: (record, fields)}``.
-        self._staged: dict[str, tuple[MemoryRecord, dict[str, str | int | float | bool]]] = {}
-        self._staging = threading.Lock()
-        self._at_commit: list[tuple[list[KeywordRow], list[str]]] = []
+        #: Rows the next commit writes: ``records`` rows and ``pending`` rows (id, text, fields, vector).
+        self._at_commit: list[tuple[list[KeywordRow], list[tuple[str, str, str, list[float]]]]] = []
+        #: Ids this worker committed whose flush it has not seen yet (read your writes).
+        self._unflushed: set[str] = set()
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._flusher: threading.Thread | None = None
+        #: The last error of the background flush (shown by :meth:`verify`), if it failed.
+        self.flush_error: str | None = None
         self._retrievals: list[tuple[str, float]] = []
         #: Called (under the exclusive lock) with the retrievals :meth:`retrieved_later` kept.
         self.flush_retrievals: Callable[[list[tuple[str, float]]], None] | None = None
-        self._grace = float(config.limits.chroma_timeout_seconds)
         self._conn = connect(target)
         self._pool: Any = None
         try:
             self.lock(sync=False)
             create_schema(self._conn, target)
-            with db_errors("reading this session's id"):
-                self._owner: tuple[int, Any] = self._conn.execute(
-                    "SELECT pid, backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()"
-                ).fetchone()
             self._pool = pool(target)
             self._open(embedder_name, dimension, now)
         except BaseException:
@@ -185,8 +181,8 @@ class PgBackend(Backend):
     # ------------------------------------------------------------------ the write lock
     def lock(self, *, sync: bool = True, shared: bool = False) -> None:
         """Wait for the memory's write lock (``shared``: the readers' share of it), then apply
-        what other workers committed. Exclusive holders also clean up after dead workers
-        (see the module) and commit this worker's kept retrieval marks."""
+        what other workers committed. Readers first flush this worker's own pending
+        vectors; exclusive holders commit this worker's kept retrieval marks."""
         if self._conn.closed:
             return
         journal: PgJournal | None = getattr(self, "_journal", None)
@@ -206,9 +202,7 @@ class PgBackend(Backend):
                     verb = "pg_advisory_lock" if exclusive else "pg_advisory_lock_shared"
                     self._conn.execute(f"SELECT {verb}(hashtext(%s))", (self._key,))
                 feed = journal.pull_query()
-                dead = self._conn.execute(_DEAD_PENDING, (self._grace,)) if exclusive else None
             rows = feed.fetchall()
-            abandoned = [] if dead is None else [r[0] for r in dead.fetchall()]
         self._held = "x" if exclusive else "s"
         if not exclusive and journal.open_at_tail(rows):
             self.unlock()  # a dead writer's intent: finishing it needs the write lock
@@ -216,12 +210,11 @@ class PgBackend(Backend):
             return
         try:
             self.sync(rows)
-            if exclusive:
-                if abandoned:
-                    self._sweep(abandoned)
-                if self._retrievals and self.flush_retrievals is not None:
-                    kept, self._retrievals = self._retrievals, []
-                    self.flush_retrievals(kept)
+            if not exclusive and self._unflushed:
+                self.flush_pending()  # read your writes: this worker's new vectors are in Chroma
+            if exclusive and self._retrievals and self.flush_retrievals is not None:
+                kept, self._retrievals = self._retrievals, []
+                self.flush_retrievals(kept)
         except BaseException:
             self.unlock()
             raise
@@ -283,13 +276,6 @@ class PgBackend(Backend):
         self.vectors.delete(doomed)
         self.keywords.delete(doomed)
         self._journal.append([{"op": "a"}])
-        if undo_adds:  # its Chroma add may still land: delete them once more after the grace
-            with db_errors("marking undone writes"), self._conn.cursor() as cur:
-                cur.executemany(
-                    "INSERT INTO pending (id, owner_pid, owner_start) VALUES (%s, 0, 'epoch') "
-                    "ON CONFLICT (id) DO NOTHING",
-                    [(i,) for i in undo_adds],
-                )
         if doomed and intent.ops and not undo_adds and not intent.rep:
             self.graph.redo(intent.ops, skip=doomed)
         if doomed and self.finish_deletes is not None:
@@ -300,50 +286,56 @@ class PgBackend(Backend):
             "finished"
         )
 
-    def _sweep(self, ids: list[str]) -> None:
-        """Undo the staged writes of dead workers (``pending`` rows past the grace, under the
-        exclusive lock): their vectors and any ``records`` row go, then the rows."""
-        gone = [i for i in ids if i not in self.graph]
-        with self._flush_lock():  # no flusher adds them while they are deleted
-            self.vectors.delete(gone)
-            self.keywords.delete(gone)
-            with db_errors("clearing abandoned writes"):
-                self._conn.execute("DELETE FROM pending WHERE id = ANY(%s)", (list(ids),))
-        self.notes.append(f"{len(gone)} vector(s) a killed worker added and never committed were removed")
-
-    # ------------------------------------------------------------------ staged writes
-    def stage(self, records: Sequence[MemoryRecord], vectors: Sequence[Sequence[float]]) -> None:
-        """Add new records' vectors to Chroma before the write lock is taken (step 1 in the
-        module): they become ``pending`` rows owned by this session, then :meth:`_flush`
-        adds them (with whatever other workers are waiting to add). :meth:`insert` of the
-        same records commits them; :meth:`unstage` drops those it did not."""
+    # ------------------------------------------------------------------ new records, pending vectors
+    def insert(self, records: Sequence[MemoryRecord], vectors: Sequence[Sequence[float]]) -> None:
+        """Store new records (inside ``graph.batch()``): their ``records`` rows and ``pending``
+        vectors are written in the commit's SQL transaction, Chroma later (see the module)."""
         if not records:
             return
-        metadatas = [codec.to_metadata(r, self.keys) for r in records]
-        ids = [r.id for r in records]
-        pid, start = self._owner
-        rows = [
-            (r.id, pid, start, r.content, json.dumps(m, ensure_ascii=False), [float(x) for x in v])
-            for r, m, v in zip(records, metadatas, vectors, strict=True)
-        ]
-        with db_errors("marking writes pending"), self._pool.connection() as conn, conn.cursor() as cur:
+        with self.graph.batch():
+            metadatas = [codec.to_metadata(r, self.keys) for r in records]
+            rows = [_keyword_row(r, m) for r, m in zip(records, metadatas, strict=True)]
+            try:
+                pending = [
+                    (
+                        r.id,
+                        r.content,
+                        json.dumps(m, ensure_ascii=False, allow_nan=False),
+                        [float(x) for x in v],
+                    )
+                    for r, m, v in zip(records, metadatas, vectors, strict=True)
+                ]
+            except (TypeError, ValueError) as e:
+                raise StorageError(f"a record's fields cannot be written as JSON: {e}") from e
+            item = (rows, pending)
+            self._at_commit.append(item)
+            self.graph.on_abort(lambda: self._at_commit.remove(item) if item in self._at_commit else None)
+            for record in records:
+                self.graph.put_node(record.id, codec.node_attrs(record))
+
+    def _write_pending(self, cur: Any) -> None:
+        """In the commit's SQL transaction: the new records' rows and their pending vectors."""
+        for rows, pending in self._at_commit:
+            self.keywords.write(cur, rows)  # type: ignore[attr-defined]
             cur.executemany(
-                "INSERT INTO pending (id, owner_pid, owner_start, document, fields, vector) "
-                "VALUES (%s, %s, %s, %s, %s, %s)",
-                rows,
+                "INSERT INTO pending (id, document, fields, vector) VALUES (%s, %s, %s, %s) "
+                "ON CONFLICT (id) DO UPDATE SET document = excluded.document, fields = excluded.fields, "
+                "vector = excluded.vector",
+                pending,
             )
-        with self._staging:
-            self._staged.update({r.id: (r, m) for r, m in zip(records, metadatas, strict=True)})
-        try:
-            self._flush(ids)
-        except BaseException:
-            with contextlib.suppress(StorageError):
-                self.unstage(ids)
-            raise
+
+    def _pending_committed(self) -> None:
+        if not self._at_commit:
+            return
+        for _, pending in self._at_commit:
+            self._unflushed.update(row[0] for row in pending)
+        self._at_commit = []
+        self._start_flusher()
+        self._wake.set()
 
     @contextlib.contextmanager
     def _flush_lock(self) -> Iterator[Any]:
-        """The memory's Chroma-flush lock, on a pooled connection held for the block."""
+        """The memory's flush lock, on a pooled connection held for the block."""
         key = lock_key(self.target, "flush")
         with self._pool.connection() as conn:
             with db_errors("waiting for the Chroma flush lock"):
@@ -354,87 +346,70 @@ class PgBackend(Backend):
                 with db_errors("releasing the Chroma flush lock"):
                     conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (key,))
 
-    def _flush(self, ids: Sequence[str]) -> None:
-        """Make sure the vectors of ``ids`` are in Chroma: under the flush lock, unless a
-        worker that held it before us already added them, add every row of a live session
-        still waiting, in one Chroma call (a group commit: 4 workers' adds cost about one).
-        ``upsert``: a row a killed flusher may have half added is written whole again."""
-        with self._flush_lock() as conn, db_errors("flushing pending writes"):
-            with conn.pipeline():
-                mine = conn.execute(
-                    "SELECT count(*) FROM pending WHERE id = ANY(%s) AND NOT added", (list(ids),)
-                )
-                waiting = conn.execute(
-                    "SELECT p.id, p.document, p.fields, p.vector FROM pending p WHERE NOT p.added AND EXISTS "
-                    "(SELECT 1 FROM pg_stat_activity a WHERE a.pid = p.owner_pid "
-                    "AND a.backend_start = p.owner_start) ORDER BY p.since LIMIT %s",
-                    (max(len(ids), self.config.limits.chroma_batch_size),),
-                )
-            if not mine.fetchone()[0]:
-                return  # an earlier flusher added them
-            rows = waiting.fetchall()
-            if not any(r[0] in set(ids) for r in rows):  # more waiting than one call takes: ours first
-                rows = conn.execute(
-                    "SELECT id, document, fields, vector FROM pending WHERE id = ANY(%s)", (list(ids),)
-                ).fetchall()
-            self.vectors.upsert(
-                [r[0] for r in rows],
-                [r[3] for r in rows],
-                [r[1] for r in rows],
-                [json.loads(r[2]) for r in rows],
-            )
-            conn.execute("UPDATE pending SET added = true WHERE id = ANY(%s)", ([r[0] for r in rows],))
-            left = conn.execute("SELECT count(*) FROM pending WHERE id = ANY(%s) AND NOT added", (list(ids),))
-            if left.fetchone()[0]:
-                self._flush(ids)  # rarely: a very large batch of ours
-
-    def unstage(self, ids: Sequence[str]) -> None:
-        """Remove the vectors and ``pending`` rows of those of ``ids`` staged and not committed
-        (under the flush lock: no flusher is adding them meanwhile)."""
-        with self._staging:
-            left = [i for i in ids if self._staged.pop(i, None) is not None]
-        if not left:
-            return
+    def flush_pending(self) -> int:
+        """Add every pending vector (of any worker) to Chroma and delete its row, under the
+        flush lock, a batch per Chroma call; returns how many. ``upsert``: a row a killed
+        flusher may have half written is written whole again."""
+        mine = set(self._unflushed)
+        done = 0
+        batch = self.config.limits.chroma_batch_size
         with self._flush_lock() as conn:
-            self.vectors.delete(left)
-            with db_errors("clearing pending writes"):
-                conn.execute("DELETE FROM pending WHERE id = ANY(%s)", (left,))
+            while True:
+                with db_errors("reading pending vectors"):
+                    rows = conn.execute(
+                        "SELECT id, document, fields, vector FROM pending ORDER BY since, id LIMIT %s",
+                        (batch,),
+                    ).fetchall()
+                if not rows:
+                    break
+                ids = [r[0] for r in rows]
+                self.vectors.upsert(
+                    ids, [r[3] for r in rows], [r[1] for r in rows], [json.loads(r[2]) for r in rows]
+                )
+                with db_errors("clearing pending vectors"):
+                    conn.execute("DELETE FROM pending WHERE id = ANY(%s)", (ids,))
+                done += len(rows)
+        self._unflushed -= mine
+        self.flush_error = None
+        return done
 
-    def insert(self, records: Sequence[MemoryRecord], vectors: Sequence[Sequence[float]]) -> None:
-        """Store new records (inside ``graph.batch()``): those :meth:`stage` wrote to Chroma get
-        their ``records`` rows in the commit's SQL transaction (no intent needed); any others
-        go the folder's way (intent, Chroma, rows)."""
-        with self._staging:
-            staged = [(r, self._staged[r.id][1]) for r in records if r.id in self._staged]
-        if len(staged) < len(records):
-            ready = {r.id for r, _ in staged}
-            rest = [(r, v) for r, v in zip(records, vectors, strict=True) if r.id not in ready]
-            with self.graph.batch():
-                super().insert([r for r, _ in rest], [v for _, v in rest])
-                if staged:
-                    self.insert([r for r, _ in staged], [])
-            return
-        if not records:
-            return
-        with self.graph.batch():
-            item = ([_keyword_row(r, m) for r, m in staged], [r.id for r in records])
-            self._at_commit.append(item)
-            self.graph.on_abort(lambda: self._at_commit.remove(item) if item in self._at_commit else None)
-            for record in records:
-                self.graph.put_node(record.id, codec.node_attrs(record))
+    def _start_flusher(self) -> None:
+        if self._flusher is None or not self._flusher.is_alive():
+            self._flusher = threading.Thread(target=self._flush_loop, name="ucma-pending-flush", daemon=True)
+            self._flusher.start()
 
-    def _write_staged(self, cur: Any) -> None:
-        """In the commit's SQL transaction: the staged records' rows, and their ``pending`` rows gone."""
-        for rows, ids in self._at_commit:
-            self.keywords.write(cur, rows)  # type: ignore[attr-defined]
-            cur.execute("DELETE FROM pending WHERE id = ANY(%s)", (ids,))
+    def _flush_loop(self) -> None:
+        """The background flush: woken by each commit; on failure it retries, backing off to 5 s."""
+        delay = 0.25
+        while not self._stop.is_set():
+            self._wake.wait()
+            self._wake.clear()
+            if self._stop.is_set():
+                return
+            try:
+                self.flush_pending()
+                delay = 0.25
+            except StorageError as e:
+                self.flush_error = str(e)
+                if self._stop.wait(delay):
+                    return
+                delay = min(5.0, delay * 2)
+                self._wake.set()
 
-    def _staged_committed(self) -> None:
-        with self._staging:
-            for _, ids in self._at_commit:
-                for i in ids:
-                    self._staged.pop(i, None)
-        self._at_commit = []
+    def replace(self, records: Sequence[MemoryRecord], vectors: Sequence[Sequence[float]]) -> None:
+        if records:
+            self.flush_pending()
+        super().replace(records, vectors)
+
+    def delete(self, ids: Sequence[str], *, scrub: bool = False) -> None:
+        if ids:
+            self.flush_pending()
+        super().delete(ids, scrub=scrub)
+
+    def keep_markers(self) -> int:
+        if self._marked:
+            self.flush_pending()
+        return super().keep_markers()
 
     # ------------------------------------------------------------------ readers' bookkeeping
     def retrieved_later(self, ids: Sequence[str], now: float) -> None:
@@ -445,23 +420,27 @@ class PgBackend(Backend):
             del self._retrievals[: len(self._retrievals) - _KEEP_AT_MOST]
 
     def verify(self, *, deep: bool = False) -> VerifyReport:
-        """The folder's check, with vectors of writes still in flight (``pending``) counted
-        apart: they are no orphans until their worker is gone and the grace has passed."""
+        """The folder's check, with records whose vector is still pending (committed, not yet
+        flushed to Chroma) counted apart: they are not missing. Flushes what is pending first."""
+        try:
+            self.flush_pending()
+        except StorageError as e:
+            self.flush_error = str(e)
         report = super().verify(deep=deep)
-        with db_errors("reading pending writes"):
+        with db_errors("reading pending vectors"):
             pending = {r[0] for r in self._conn.execute("SELECT id FROM pending")}
-        in_flight = pending & set(report.only_in_chroma)
+        notes = list(report.notes)
+        if self.flush_error:
+            notes.append(f"the background flush of pending vectors failed, retrying: {self.flush_error}")
+        in_flight = pending & set(report.only_in_graph)
         if not in_flight:
-            return report
+            return dataclasses.replace(report, notes=tuple(notes))
+        notes.append(f"{len(in_flight)} new record(s) whose vectors are waiting for their flush to Chroma")
         return dataclasses.replace(
             report,
-            only_in_chroma=tuple(i for i in report.only_in_chroma if i not in in_flight),
-            missing_keywords=tuple(i for i in report.missing_keywords if i not in in_flight),
-            notes=(
-                *report.notes,
-                f"{len(in_flight)} vector(s) of writes in flight (not committed yet, or left by a killed "
-                "worker and removed after the grace)",
-            ),
+            only_in_graph=tuple(i for i in report.only_in_graph if i not in in_flight),
+            stale_keywords=tuple(i for i in report.stale_keywords if i not in in_flight),
+            notes=tuple(notes),
         )
 
     @contextlib.contextmanager
@@ -475,6 +454,7 @@ class PgBackend(Backend):
             with db_errors(f"waiting for the {name} lock"):
                 conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (key,))
             try:
+                self.flush_pending()  # the job reads vectors from Chroma
                 yield
             finally:
                 with db_errors(f"releasing the {name} lock"):
@@ -489,8 +469,8 @@ class PgBackend(Backend):
         if manifest is not None:
             manifest.check_embedder(embedder_name, dimension, self.folder)
         self._journal = PgJournal(self._conn)  # type: ignore[assignment]
-        self._journal.at_commit = self._write_staged  # type: ignore[attr-defined]
-        self._journal.committed = self._staged_committed  # type: ignore[attr-defined]
+        self._journal.at_commit = self._write_pending  # type: ignore[attr-defined]
+        self._journal.committed = self._pending_committed  # type: ignore[attr-defined]
         self.graph = MemoryGraph(self._journal, snapshot_every=config.snapshot_every, hooks=self)
         fresh = manifest is None
         if manifest is None:
@@ -522,11 +502,14 @@ class PgBackend(Backend):
                 "with the Chroma server it was created with"
             ) from e
         problems: list[str] = []
-        # vectors of writes in flight (or a killed worker's, swept later) are no lost graph nodes
-        with db_errors("reading pending writes"):
+        try:  # what a killed worker committed and never flushed
+            self.flush_pending()
+        except StorageError as e:
+            self.flush_error = str(e)
+        with db_errors("reading pending vectors"):
             pending = {r[0] for r in self._conn.execute("SELECT id FROM pending")}
-        all_ids = self.vectors.all_ids
-        self.vectors.all_ids = lambda: all_ids() - pending  # type: ignore[method-assign]
+        all_ids = self.vectors.all_ids  # a pending vector is not missing
+        self.vectors.all_ids = lambda: all_ids() | pending  # type: ignore[method-assign]
         try:
             self._recover(loaded.replay, self._memory_nodes(), problems, [])
         finally:
@@ -560,6 +543,13 @@ class PgBackend(Backend):
 
     # ------------------------------------------------------------------ lifecycle
     def _release(self, *, failed: bool = False) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._flusher is not None and self._flusher is not threading.current_thread():
+            self._flusher.join(timeout=self.config.limits.chroma_timeout_seconds)
+        if not failed and self._pool is not None and self._unflushed:
+            with contextlib.suppress(StorageError):  # else the next flush of any worker adds them
+                self.flush_pending()
         try:
             while self._opened:
                 item = self._opened.pop()

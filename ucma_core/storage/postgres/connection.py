@@ -16,18 +16,16 @@ install. Each memory is one schema (``ucma_<memory>``) with these tables:
     every memory's text, scope, type and time, a copy of its stored fields, and a
     ``tsvector`` for keyword search (the folder's ``keywords.sqlite3``).
 ``pending``
-    new records on their way to Chroma, outside the write lock: id, text, fields and
-    vector, whether they were added yet, and the session that owns them
-    (``pg_backend_pid()`` and its start). Whoever flushes adds every waiting row in one
-    Chroma call; a row whose session is gone marks a half-write another worker undoes
-    (see :class:`~ucma_core.storage.postgres.backend.PgBackend`).
+    committed records whose vectors are not in Chroma yet (id, text, stored fields,
+    vector): written in the transaction that commits the record, deleted once a flush
+    has added them to Chroma (see :class:`~ucma_core.storage.postgres.backend.PgBackend`).
 
 Connections: each open memory keeps one dedicated connection for its session-level
 advisory locks (the write lock, held across the statements of one call) and the
-journal, and a small :func:`pool` (``psycopg_pool``) for work that holds no session
-lock across calls: marking writes pending, a consolidation's job lock (a pooled
-connection is checked out for the whole job, and its lock released before it goes
-back).
+journal, and a small :func:`pool` (``psycopg_pool``) for everything else: the
+background flush of pending vectors, and the short-held flush and job locks (a pooled
+connection is checked out for as long as its lock is held, and the lock released
+before it goes back to the pool).
 """
 
 from __future__ import annotations
@@ -48,9 +46,8 @@ _TABLES = [
     "NOT NULL, stored text, tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', content)) STORED)",
     "CREATE INDEX IF NOT EXISTS records_tsv ON records USING gin (tsv)",
     "CREATE INDEX IF NOT EXISTS records_scope ON records (user_id, agent_id, session_id)",
-    "CREATE TABLE IF NOT EXISTS pending (id text PRIMARY KEY, owner_pid integer NOT NULL, owner_start "
-    "timestamptz NOT NULL, since timestamptz NOT NULL DEFAULT clock_timestamp(), added boolean NOT NULL "
-    "DEFAULT false, document text, fields text, vector double precision[])",
+    "CREATE TABLE IF NOT EXISTS pending (id text PRIMARY KEY, document text NOT NULL, fields text NOT NULL, "
+    "vector double precision[] NOT NULL, since timestamptz NOT NULL DEFAULT clock_timestamp())",
 ]
 
 #: Pool sizes per open memory: one connection kept open, at most four; an idle extra

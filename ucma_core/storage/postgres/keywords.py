@@ -107,6 +107,7 @@ class PgKeywordIndex:
             self._conn.execute("VACUUM records")
             self._conn.execute("VACUUM journal")
             self._conn.execute("VACUUM snapshot")
+            self._conn.execute("VACUUM pending")
 
     def ids(self) -> set[str]:
         with db_errors("reading record ids"):

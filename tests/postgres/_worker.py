@@ -5,8 +5,8 @@ observes COUNT notes as USER, printing ``ack <id>`` after each one returns (so t
 knows which writes were acknowledged), then, for each user in WAIT_FOR_USERS, waits
 until it sees that user's COUNT notes, and prints one JSON line with what it saw. It
 prints ``open`` once the memory is open and then waits ``UCMA_TEST_PAUSE`` seconds.
-With ``UCMA_TEST_KEYED=1`` each note is an ``upsert`` under a key of its own (a keyed
-write takes the journaled path under the write lock instead of being staged).
+With ``UCMA_TEST_FORGET=1`` it then waits ``UCMA_TEST_GAP`` seconds and forgets its
+first note (a deletion: the journaled path, its intent before Chroma is touched).
 """
 
 from __future__ import annotations
@@ -26,14 +26,16 @@ def main() -> None:
     with Memory(url, embedder=HashingEmbedder(), config=config) as mem:
         print("open", flush=True)
         time.sleep(float(os.environ.get("UCMA_TEST_PAUSE", "0")))
-        keyed = os.environ.get("UCMA_TEST_KEYED") == "1"
+        acked: list[str] = []
         for n in range(int(count)):
             text = f"{user} wrote note number {n} about the harbour lighthouse"
-            if keyed:
-                memory_id = mem.upsert(f"note-{n}", text, user_id=user, importance=1.0)
-            else:
-                memory_id = mem.observe(text, user_id=user, importance=1.0)
+            memory_id = mem.observe(text, user_id=user, importance=1.0)
             print("ack", memory_id, flush=True)
+            acked = acked or [memory_id]
+        if os.environ.get("UCMA_TEST_FORGET") == "1":
+            time.sleep(float(os.environ.get("UCMA_TEST_GAP", "0")))
+            mem.forget(acked[0])
+            print("forgot", acked[0], flush=True)
         seen: dict[str, int] = {}
         leaked: list[str] = []
         deadline = time.monotonic() + 60

@@ -16,7 +16,7 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from ucma_core.storage.keywords import KeywordHit, KeywordRow, keywords
+from ucma_core.storage.keywords import KeywordHit, KeywordRow, keywords, search_filters
 from ucma_core.storage.postgres.journal import db_errors
 
 __all__ = ["PgKeywordIndex", "ts_query"]
@@ -142,28 +142,23 @@ class PgKeywordIndex:
         expr = ts_query(query)
         if expr is None or n <= 0:
             return []
-        sql = ["SELECT id, ts_rank_cd(tsv, q, 1) FROM records, to_tsquery('english', %s) q WHERE tsv @@ q"]
-        args: list[object] = [expr]
-        if user_id is not False:
-            sql.append("AND user_id = %s")
-            args.append(user_id or "")
-        if agent_id is not None:
-            sql.append("AND agent_id = %s")
-            args.append(agent_id)
-        if session_id is not None:
-            sql.append("AND session_id = %s")
-            args.append(session_id)
-        if memory_types:
-            sql.append("AND memory_type = ANY(%s)")
-            args.append(list(memory_types))
-        if time_range is not None:
-            sql.append("AND ts >= %s AND ts <= %s")
-            args.extend(time_range)
-        if ids is not None:
-            if not ids:
-                return []
-            sql.append("AND id = ANY(%s)")
-            args.append(list(ids))
+        found = search_filters(
+            "%s",
+            lambda column, values: (f"{column} = ANY(%s)", [list(values)]),
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            memory_types=memory_types,
+            time_range=time_range,
+            ids=ids,
+        )
+        if found is None:
+            return []
+        sql = [
+            "SELECT id, ts_rank_cd(tsv, q, 1) FROM records, to_tsquery('english', %s) q WHERE tsv @@ q",
+            *found[0],
+        ]
+        args: list[object] = [expr, *found[1]]
         sql.append("ORDER BY 2 DESC, id LIMIT %s")
         args.append(n)
         with db_errors("searching keywords"):

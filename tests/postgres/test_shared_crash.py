@@ -16,6 +16,7 @@ from tests.test_crash import crash_rounds
 pytestmark = pytest.mark.slow
 
 
+@pytest.mark.timeout(900)  # six rounds, each a writer and a verifier opening the shared memory
 def test_acknowledged_writes_survive_sigkill_in_postgres(servers: Servers, tmp_path: Path) -> None:
     seed = int(os.environ.get("UCMA_CRASH_SEED", "20240611"))
     crash_rounds(servers.url(), tmp_path, seed=seed, chroma_port=servers.chroma_port)

@@ -313,6 +313,16 @@ class PgBackend(Backend):
             for record in records:
                 self.graph.put_node(record.id, codec.node_attrs(record))
 
+    def rows(self, ids: Sequence[str]) -> dict[str, tuple[str, dict[str, Any]]]:
+        """As the folder's, and records inserted by the transaction still open (their rows
+        are written at its commit)."""
+        own = {r.id: (r.content, dict(r.stored or {})) for rows, _ in self._at_commit for r in rows}
+        found = {i: own[i] for i in ids if i in own}
+        rest = [i for i in ids if i not in found]
+        if rest:
+            found.update(super().rows(rest))
+        return found
+
     def _write_pending(self, cur: Any) -> None:
         """In the commit's SQL transaction: the new records' rows and their pending vectors."""
         for rows, pending in self._at_commit:

@@ -1,11 +1,13 @@
 """Many workers on one shared memory: observe and remember latency, 1 vs 4 worker
 processes on PostgreSQL + a Chroma server, against a memory folder (one process).
 
-Run: ``python -m benchmarks.workers [--observes 100] [--remembers 50] [--embed-ms 50]``
+Run: ``python -m benchmarks.workers [--observes 100] [--remembers 50] [--embed-ms 50] [--code PATH]``
 (``--embed-ms``: each embedding call waits that long first, as an embedding API does). It starts a
 throwaway PostgreSQL 15 cluster and a ``chroma run`` server (as the tests do), runs
-each setup in fresh processes with the hashing embedder, and prints a Markdown table
-of p50 / p95 latency per call and the observe throughput of all workers together.
+each setup in fresh processes with the hashing embedder (the workers open the memory,
+then all start at once), and prints a Markdown table of p50 / p95 latency per call and
+the observe throughput of all workers together. ``--code`` measures another checkout's
+``ucma_core`` (a before / after comparison) with the same script and servers.
 """
 
 from __future__ import annotations
@@ -53,6 +55,8 @@ def _work(target: str, chroma_port: int, user: str, observes: int, remembers: in
     topics = ["harbour", "garden", "invoice", "flight", "recipe", "concert", "doctor", "laptop"]
     embedder = _RemoteEmbedder(delay) if delay else HashingEmbedder()
     with Memory(target, embedder=embedder, config=config) as mem:
+        print("ready", flush=True)
+        sys.stdin.readline()  # every worker is open: all start writing at once
         obs: list[float] = []
         start = time.perf_counter()
         for n in range(observes):
@@ -68,12 +72,13 @@ def _work(target: str, chroma_port: int, user: str, observes: int, remembers: in
     return {"observe": obs, "remember": rem, "observe_wall": observe_wall}
 
 
-def _spawn(target: str, chroma_port: int, user: str, observes: int, remembers: int) -> subprocess.Popen[str]:
+def _spawn(
+    target: str, chroma_port: int, user: str, observes: int, remembers: int, code: Path
+) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [
             sys.executable,
-            "-m",
-            "benchmarks.workers",
+            str(Path(__file__).resolve()),
             "--worker",
             target,
             str(chroma_port),
@@ -81,21 +86,25 @@ def _spawn(target: str, chroma_port: int, user: str, observes: int, remembers: i
             str(observes),
             str(remembers),
         ],
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        cwd=code,
+        env={**os.environ, "PYTHONPATH": str(code)},  # the ucma_core measured: this checkout's or --code's
     )
 
 
-def _run(target: str, chroma_port: int, workers: int, observes: int, remembers: int) -> dict[str, float]:
+def _run(
+    target: str, chroma_port: int, workers: int, observes: int, remembers: int, code: Path
+) -> dict[str, float]:
     if target.startswith("postgresql://"):  # create the memory first: workers race on writes only
-        _spawn(target, chroma_port, "setup", 1, 0).communicate()
-    start = time.perf_counter()
-    procs = [_spawn(target, chroma_port, f"user{i}", observes, remembers) for i in range(workers)]
-    results = [json.loads(p.communicate()[0].splitlines()[-1]) for p in procs]
+        setup = _spawn(target, chroma_port, "setup", 1, 0, code)
+        setup.communicate("go\n")
+    procs = [_spawn(target, chroma_port, f"user{i}", observes, remembers, code) for i in range(workers)]
+    for p in procs:
+        assert p.stdout is not None and p.stdout.readline().strip() == "ready"
+    results = [json.loads(p.communicate("go\n")[0].splitlines()[-1]) for p in procs]
     wall = max(r["observe_wall"] for r in results)
-    del start
     obs = sorted(x for r in results for x in r["observe"])
     rem = sorted(x for r in results for x in r["remember"])
 
@@ -119,6 +128,12 @@ def main() -> None:
     parser.add_argument(
         "--embed-ms", type=float, default=0, help="delay per embedding call (an embedding API's round trip)"
     )
+    parser.add_argument(
+        "--code",
+        type=Path,
+        default=ROOT,
+        help="a checkout whose ucma_core the workers run (default: this one)",
+    )
     parser.add_argument("--worker", nargs=5)
     args = parser.parse_args()
     if args.embed_ms:
@@ -139,19 +154,19 @@ def main() -> None:
         rows = [
             (
                 "folder (embedded Chroma), 1 process",
-                _run(str(servers.base / "folder"), 0, 1, args.observes, args.remembers),
+                _run(str(servers.base / "folder"), 0, 1, args.observes, args.remembers, args.code),
             ),
             (
                 "folder + Chroma server, 1 process",
-                _run(str(servers.base / "folder2"), chroma_port, 1, args.observes, args.remembers),
+                _run(str(servers.base / "folder2"), chroma_port, 1, args.observes, args.remembers, args.code),
             ),
             (
                 "PostgreSQL + Chroma server, 1 worker",
-                _run(url(), chroma_port, 1, args.observes, args.remembers),
+                _run(url(), chroma_port, 1, args.observes, args.remembers, args.code),
             ),
             (
                 "PostgreSQL + Chroma server, 4 workers",
-                _run(url(), chroma_port, 4, args.observes, args.remembers),
+                _run(url(), chroma_port, 4, args.observes, args.remembers, args.code),
             ),
         ]
     embedder = (

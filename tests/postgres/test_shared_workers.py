@@ -172,7 +172,7 @@ def test_a_writer_killed_between_its_intent_and_chroma_is_finished_by_the_next_w
     url = servers.url()
     with Memory(url, embedder=HashingEmbedder(), config=servers.config()) as mem:
         kept = mem.observe("Amy keeps the harbour lighthouse logbook", user_id="amy", importance=1.0)
-        proc = _worker(servers, url, "doomed", 1, pause=1.0, forget=True, gap=2.0)
+        proc = _worker(servers, url, "forgetter", 1, pause=1.0, forget=True, gap=2.0)
         assert proc.stdout is not None and proc.stdout.readline().strip() == "open"
         first = proc.stdout.readline()
         assert first.startswith("ack "), first
@@ -197,7 +197,7 @@ def test_a_writer_killed_between_its_intent_and_chroma_is_finished_by_the_next_w
         assert [r.id for r in mem.list_memories(user_id=ANY)] == [kept]  # the next call finished it
         report = mem.verify()
         assert report.ok and report.chroma_records == 1, report
-    assert _documents(servers, "doomed wrote") == []
+    assert _documents(servers, "forgetter wrote") == []
 
 
 def test_forget_user_leaves_no_text_in_pg_dump_or_the_chroma_collection(servers: Servers) -> None:

@@ -231,13 +231,20 @@ ROUNDS = [  # (mode, snapshot_every)
 ]
 
 
-def crash_rounds(target: str, state: Path, *, seed: int, chroma_port: int | None = None) -> None:
-    """Run :data:`ROUNDS` against the memory ``target`` (files of the test in ``state``): each
-    round kills a writer at a random moment, then a verifier reopens the memory and checks
-    every acknowledged write."""
+def crash_rounds(
+    target: str,
+    state: Path,
+    *,
+    seed: int,
+    chroma_port: int | None = None,
+    rounds: list[tuple[str, int]] = ROUNDS,
+) -> None:
+    """Run ``rounds`` (default :data:`ROUNDS`) against the memory ``target`` (the test's
+    files in ``state``): each round kills a writer at a random moment, then a verifier
+    reopens the memory and checks every acknowledged write."""
     rng = random.Random(seed)
     ledger = Ledger()
-    for round_no, (mode, every) in enumerate(ROUNDS):
+    for round_no, (mode, every) in enumerate(rounds):
         delay = rng.uniform(0.05, 1.2)
         lines = _run_writer(target, state, round_no, mode, every, rng.randrange(1 << 30), delay, chroma_port)
         for line in lines:
@@ -293,7 +300,7 @@ def crash_rounds(target: str, state: Path, *, seed: int, chroma_port: int | None
         assert out["bare_nodes"] == [], f"{where}: graph nodes without attributes"
         assert out["after_write"], where
         ledger.present[out["after_write"]] = verifier_note
-    assert len(ledger.present) > len(ROUNDS) * 2, "the writers barely wrote anything; the test is too weak"
+    assert len(ledger.present) > len(rounds) * 2, "the writers barely wrote anything; the test is too weak"
 
 
 def test_acknowledged_writes_survive_sigkill(tmp_path: Path) -> None:

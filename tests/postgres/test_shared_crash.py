@@ -16,7 +16,12 @@ from tests.test_crash import crash_rounds
 pytestmark = pytest.mark.slow
 
 
-@pytest.mark.timeout(900)  # six rounds, each a writer and a verifier opening the shared memory
+#: Four of the folder suite's rounds (each round a writer and a verifier open the memory):
+#: observe, observe + forget, everything with frequent snapshots, observe_many.
+ROUNDS = [("plain", 5000), ("forget", 5000), ("mixed", 3), ("many", 5000)]
+
+
+@pytest.mark.timeout(600)
 def test_acknowledged_writes_survive_sigkill_in_postgres(servers: Servers, tmp_path: Path) -> None:
     seed = int(os.environ.get("UCMA_CRASH_SEED", "20240611"))
-    crash_rounds(servers.url(), tmp_path, seed=seed, chroma_port=servers.chroma_port)
+    crash_rounds(servers.url(), tmp_path, seed=seed, chroma_port=servers.chroma_port, rounds=ROUNDS)

@@ -1,11 +1,13 @@
 """Many workers on one shared memory: observe and remember latency, 1 vs 4 worker
 processes on PostgreSQL + a Chroma server, against a memory folder (one process).
 
-Run: ``python -m benchmarks.workers [--observes 100] [--remembers 50] [--embed-ms 50]``
+Run: ``python -m benchmarks.workers [--observes 100] [--remembers 50] [--embed-ms 50] [--code PATH]``
 (``--embed-ms``: each embedding call waits that long first, as an embedding API does). It starts a
 throwaway PostgreSQL 15 cluster and a ``chroma run`` server (as the tests do), runs
-each setup in fresh processes with the hashing embedder, and prints a Markdown table
-of p50 / p95 latency per call and the observe throughput of all workers together.
+each setup in fresh processes with the hashing embedder (the workers open the memory,
+then all start at once), and prints a Markdown table of p50 / p95 latency per call and
+the observe throughput of all workers together. ``--code`` measures another checkout's
+``ucma_core`` (a before / after comparison) with the same script and servers.
 """
 
 from __future__ import annotations
@@ -13,11 +15,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -55,6 +55,8 @@ def _work(target: str, chroma_port: int, user: str, observes: int, remembers: in
     topics = ["harbour", "garden", "invoice", "flight", "recipe", "concert", "doctor", "laptop"]
     embedder = _RemoteEmbedder(delay) if delay else HashingEmbedder()
     with Memory(target, embedder=embedder, config=config) as mem:
+        print("ready", flush=True)
+        sys.stdin.readline()  # every worker is open: all start writing at once
         obs: list[float] = []
         start = time.perf_counter()
         for n in range(observes):
@@ -70,12 +72,13 @@ def _work(target: str, chroma_port: int, user: str, observes: int, remembers: in
     return {"observe": obs, "remember": rem, "observe_wall": observe_wall}
 
 
-def _spawn(target: str, chroma_port: int, user: str, observes: int, remembers: int) -> subprocess.Popen[str]:
+def _spawn(
+    target: str, chroma_port: int, user: str, observes: int, remembers: int, code: Path
+) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [
             sys.executable,
-            "-m",
-            "benchmarks.workers",
+            str(Path(__file__).resolve()),
             "--worker",
             target,
             str(chroma_port),
@@ -83,21 +86,25 @@ def _spawn(target: str, chroma_port: int, user: str, observes: int, remembers: i
             str(observes),
             str(remembers),
         ],
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        cwd=code,
+        env={**os.environ, "PYTHONPATH": str(code)},  # the ucma_core measured: this checkout's or --code's
     )
 
 
-def _run(target: str, chroma_port: int, workers: int, observes: int, remembers: int) -> dict[str, float]:
+def _run(
+    target: str, chroma_port: int, workers: int, observes: int, remembers: int, code: Path
+) -> dict[str, float]:
     if target.startswith("postgresql://"):  # create the memory first: workers race on writes only
-        _spawn(target, chroma_port, "setup", 1, 0).communicate()
-    start = time.perf_counter()
-    procs = [_spawn(target, chroma_port, f"user{i}", observes, remembers) for i in range(workers)]
-    results = [json.loads(p.communicate()[0].splitlines()[-1]) for p in procs]
+        setup = _spawn(target, chroma_port, "setup", 1, 0, code)
+        setup.communicate("go\n")
+    procs = [_spawn(target, chroma_port, f"user{i}", observes, remembers, code) for i in range(workers)]
+    for p in procs:
+        assert p.stdout is not None and p.stdout.readline().strip() == "ready"
+    results = [json.loads(p.communicate("go\n")[0].splitlines()[-1]) for p in procs]
     wall = max(r["observe_wall"] for r in results)
-    del start
     obs = sorted(x for r in results for x in r["observe"])
     rem = sorted(x for r in results for x in r["remember"])
 
@@ -121,6 +128,12 @@ def main() -> None:
     parser.add_argument(
         "--embed-ms", type=float, default=0, help="delay per embedding call (an embedding API's round trip)"
     )
+    parser.add_argument(
+        "--code",
+        type=Path,
+        default=ROOT,
+        help="a checkout whose ucma_core the workers run (default: this one)",
+    )
     parser.add_argument("--worker", nargs=5)
     args = parser.parse_args()
     if args.embed_ms:
@@ -130,57 +143,43 @@ def main() -> None:
         print(json.dumps(_work(target, int(port), user, int(observes), int(remembers))))
         return
     sys.path.insert(0, str(ROOT))
-    from tests.postgres.conftest import PG_BIN, _as_postgres, _start_chroma, _start_postgres
+    from tests.servers import throwaway_servers
 
-    base = Path(tempfile.mkdtemp(prefix="ucma-bench-"))
-    base.chmod(0o755)
-    chroma = None
-    try:
-        pg_port = _start_postgres(base)
-        chroma_port, chroma = _start_chroma(base)
-        os.environ["NO_PROXY"] = "127.0.0.1,localhost"
+    with throwaway_servers(prefix="ucma-bench-") as servers:
 
         def url() -> str:
-            return f"postgresql://postgres@127.0.0.1:{pg_port}/postgres?memory=b{uuid.uuid4().hex[:8]}"
+            return servers.url(f"b{uuid.uuid4().hex[:8]}")
 
+        chroma_port = servers.chroma_port
         rows = [
             (
                 "folder (embedded Chroma), 1 process",
-                _run(str(base / "folder"), 0, 1, args.observes, args.remembers),
+                _run(str(servers.base / "folder"), 0, 1, args.observes, args.remembers, args.code),
             ),
             (
                 "folder + Chroma server, 1 process",
-                _run(str(base / "folder2"), chroma_port, 1, args.observes, args.remembers),
+                _run(str(servers.base / "folder2"), chroma_port, 1, args.observes, args.remembers, args.code),
             ),
             (
                 "PostgreSQL + Chroma server, 1 worker",
-                _run(url(), chroma_port, 1, args.observes, args.remembers),
+                _run(url(), chroma_port, 1, args.observes, args.remembers, args.code),
             ),
             (
                 "PostgreSQL + Chroma server, 4 workers",
-                _run(url(), chroma_port, 4, args.observes, args.remembers),
+                _run(url(), chroma_port, 4, args.observes, args.remembers, args.code),
             ),
         ]
-        embedder = (
-            f"hashing embedder behind {args.embed_ms:g} ms per call" if args.embed_ms else "hashing embedder"
+    embedder = (
+        f"hashing embedder behind {args.embed_ms:g} ms per call" if args.embed_ms else "hashing embedder"
+    )
+    print(f"\n{args.observes} observes then {args.remembers} remembers per worker, {embedder}\n")
+    print("| setup | observe p50 ms | p95 ms | observe/s (all) | remember p50 ms | p95 ms |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for name, r in rows:
+        print(
+            f"| {name} | {r['observe_p50']:.1f} | {r['observe_p95']:.1f} | {r['observe_per_s']:.0f} | "
+            f"{r['remember_p50']:.1f} | {r['remember_p95']:.1f} |"
         )
-        print(f"\n{args.observes} observes then {args.remembers} remembers per worker, {embedder}\n")
-        print("| setup | observe p50 ms | p95 ms | observe/s (all) | remember p50 ms | p95 ms |")
-        print("|---|---:|---:|---:|---:|---:|")
-        for name, r in rows:
-            print(
-                f"| {name} | {r['observe_p50']:.1f} | {r['observe_p95']:.1f} | {r['observe_per_s']:.0f} | "
-                f"{r['remember_p50']:.1f} | {r['remember_p95']:.1f} |"
-            )
-    finally:
-        if chroma is not None:
-            chroma.terminate()
-            chroma.wait(timeout=30)
-        subprocess.run(
-            _as_postgres([str(PG_BIN / "pg_ctl"), "-D", str(base / "data"), "-m", "immediate", "stop"]),
-            capture_output=True,
-        )
-        shutil.rmtree(base, ignore_errors=True)
 
 
 if __name__ == "__main__":

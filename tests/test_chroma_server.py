@@ -1,56 +1,25 @@
 """Server mode: a real ``chroma run`` server on loopback, used through ``ChromaConfig(host=...)``.
 
 Each test gets its own server (own data directory and port), started with the ``chroma``
-CLI that ships with the chromadb package and terminated when the test ends. Only
+CLI that ships with the chromadb package (:func:`tests.servers.start_chroma`, shared with
+the PostgreSQL tests and the benchmarks) and terminated when the test ends. Only
 127.0.0.1 is ever contacted.
 """
 
 from __future__ import annotations
 
 import json
-import shutil
-import socket
 import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.servers import HOST, start_chroma, stop_chroma
 from ucma_core import ANY, ChromaConfig, Memory, MemoryConfig
 from ucma_core.embedders import HashingEmbedder
 
 pytestmark = pytest.mark.slow
-
-HOST = "127.0.0.1"
-
-
-def _chroma_cli() -> Path | None:
-    bindir = Path(sys.executable).parent
-    for name in ("chroma", "chroma.exe"):
-        if (bindir / name).is_file():
-            return bindir / name
-    found = shutil.which("chroma", path=str(bindir))
-    return Path(found) if found else None
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((HOST, 0))
-        return int(s.getsockname()[1])
-
-
-def _heartbeat(port: int) -> bool:
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # never via a proxy
-    try:
-        with opener.open(f"http://{HOST}:{port}/api/v2/heartbeat", timeout=1.0) as resp:
-            body = json.loads(resp.read().decode("utf-8"))
-            return resp.status == 200 and any("heartbeat" in key for key in body)
-    except (OSError, urllib.error.URLError, ValueError):
-        return False
 
 
 class ChromaServer:
@@ -67,52 +36,12 @@ class ChromaServer:
 def chroma_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ChromaServer]:
     for var in ("NO_PROXY", "no_proxy"):  # chromadb's HTTP client must not route loopback via a proxy
         monkeypatch.setenv(var, f"{HOST},localhost")
-    cli = _chroma_cli()
-    if cli is None:
-        pytest.skip(
-            f"the chroma CLI (shipped with the chromadb package) is not installed next to {sys.executable}"
-        )
     log = tmp_path / "chroma-server.log"
-    proc: subprocess.Popen[bytes] | None = None
-    with open(log, "wb") as log_file:
-        try:
-            for _attempt in range(3):  # a port picked free can be taken before the server binds it
-                port = _free_port()
-                proc = subprocess.Popen(
-                    [
-                        str(cli),
-                        "run",
-                        "--path",
-                        str(tmp_path / "chroma-data"),
-                        "--host",
-                        HOST,
-                        "--port",
-                        str(port),
-                    ],
-                    stdout=log_file,
-                    stderr=subprocess.STDOUT,
-                    stdin=subprocess.DEVNULL,
-                )
-                deadline = time.monotonic() + 60
-                while time.monotonic() < deadline and proc.poll() is None and not _heartbeat(port):
-                    time.sleep(0.1)
-                if proc.poll() is None and _heartbeat(port):
-                    break
-                proc.terminate()
-                proc.wait(timeout=30)
-            else:
-                raise AssertionError(
-                    f"chroma server did not answer its heartbeat:\n{log.read_text()[-3000:]}"
-                )
-            yield ChromaServer(port, proc, log)
-        finally:
-            if proc is not None and proc.poll() is None:
-                proc.terminate()
-                try:
-                    proc.wait(timeout=20)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait(timeout=20)
+    port, proc = start_chroma(tmp_path / "chroma-data", log)
+    try:
+        yield ChromaServer(port, proc, log)
+    finally:
+        stop_chroma(proc)
 
 
 def test_observe_remember_assert_fact_and_forget_through_a_server(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,16 +24,9 @@ def _owner(user: str | None, agent: str | None, session: str) -> dict[str, Any]:
     return {"user_id": user, "agent_id": agent, "session_id": session}
 
 
-@pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Memory, dict[str, dict[str, Any]]]]:
-    """A memory with every kind of record in every (user, agent, session); returns it and
-    ``{id: owner}``."""
-    mem = Memory(
-        tmp_path_factory.mktemp("scopes"),
-        embedder=HashingEmbedder(),
-        config=MemoryConfig(importance_threshold=0.0),
-        clock=lambda: 1_750_000_000.0,
-    )
+def fill_world(mem: Memory) -> dict[str, dict[str, Any]]:
+    """Store every kind of record in every (user, agent, session) of ``mem``; returns
+    ``{id: owner}`` (also used by tests/postgres/test_shared_scope_rule.py)."""
     owners: dict[str, dict[str, Any]] = {}
     for user, agent, session in itertools.product(USERS, AGENTS, SESSIONS):
         who = _owner(user, agent, session)
@@ -50,6 +44,20 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Memory, di
         owners[lesson.id] = who
         intention = mem.intend(f"Ask about the harbour photos {tag}", ["photos"], **who)
         owners[intention.id] = who
+    return owners
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Memory, dict[str, dict[str, Any]]]]:
+    """A memory with every kind of record in every (user, agent, session); returns it and
+    ``{id: owner}``."""
+    mem = Memory(
+        tmp_path_factory.mktemp("scopes"),
+        embedder=HashingEmbedder(),
+        config=MemoryConfig(importance_threshold=0.0),
+        clock=lambda: 1_750_000_000.0,
+    )
+    owners = fill_world(mem)
     yield mem, owners
     mem.close()
 
@@ -75,7 +83,11 @@ def _kw(scope: Scope) -> dict[str, Any]:
 def test_every_read_path_follows_the_scope_rule(
     world: tuple[Memory, dict[str, dict[str, Any]]], scope: Scope
 ) -> None:
-    mem, owners = world
+    check_scope_rule(*world, scope)
+
+
+def check_scope_rule(mem: Memory, owners: dict[str, dict[str, Any]], scope: Scope) -> None:
+    """Every read path of ``mem`` returns exactly what ``scope`` admits of ``owners``."""
     kw = _kw(scope)
     everything = _expected(owners, scope)
 
@@ -122,22 +134,27 @@ def test_every_read_path_follows_the_scope_rule(
     assert all(Scope(scope.user_id, scope.agent_id).admits_key(*s) for s in scopes_seen)
 
 
-def test_consolidation_output_stays_in_its_scope(tmp_path) -> None:
+def test_consolidation_output_stays_in_its_scope(tmp_path: Path) -> None:
     with Memory(
         tmp_path / "m", embedder=HashingEmbedder(), config=MemoryConfig(importance_threshold=0.0)
     ) as mem:
-        for user in ("ana", "ben"):
-            for n in range(4):
-                mem.observe(
-                    f"I live in {'Lisbon' if user == 'ana' else 'Lyon'} and I like sailing {n}",
-                    user_id=user,
-                    session_id="s",
-                    timestamp=1_000.0 + n,
-                    keep=True,
-                )
-        mem.consolidate(now=1_000_000.0)
-        for user in ("ana", "ben"):
-            for record in mem.list_memories(user_id=user, limit=1000):
-                assert record.user_id == user
-            for hit in mem.remember("where do I live?", user_id=user, k=50):
-                assert hit.record.user_id == user
+        check_consolidation_scope(mem)
+
+
+def check_consolidation_scope(mem: Memory) -> None:
+    """Consolidating two users' episodes in ``mem`` gives each user only their own memories."""
+    for user in ("ana", "ben"):
+        for n in range(4):
+            mem.observe(
+                f"I live in {'Lisbon' if user == 'ana' else 'Lyon'} and I like sailing {n}",
+                user_id=user,
+                session_id="s",
+                timestamp=1_000.0 + n,
+                keep=True,
+            )
+    mem.consolidate(now=1_000_000.0)
+    for user in ("ana", "ben"):
+        for record in mem.list_memories(user_id=user, limit=1000):
+            assert record.user_id == user
+        for hit in mem.remember("where do I live?", user_id=user, k=50):
+            assert hit.record.user_id == user

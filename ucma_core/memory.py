@@ -584,12 +584,14 @@ class Memory(Reads, Knowledge, Maintenance, Transfer, Owners):
         except ValueError as e:
             known = ", ".join(r.value for r in RouteKind)
             raise InvalidInputError(f"unknown route {route!r}; expected one of: {known}") from e
-        with self._lock:
+        with self._read_lock:
             self._check_open()
             at = self.now() if now is None else to_epoch(now, "now")
             results = self._retriever.search(
-                text, k=k, filters=filters, now=at, kind=kind, diversify=diversify, reinforce=reinforce
+                text, k=k, filters=filters, now=at, kind=kind, diversify=diversify, reinforce=False
             )
+            if reinforce and results:
+                self._stores.retrieved([r.id for r in results], at)
         if stage:
             self.working.stage(results)
         return results

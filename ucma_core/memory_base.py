@@ -175,6 +175,8 @@ class MemoryBase:
             folder, self.config, self._embedder, self._clock, repair=repair, progress=progress
         )
         self._lock = self._stores.new_lock()
+        #: What a call that only reads holds (shared across workers for a shared memory).
+        self._read_lock = self._stores.read_lock(self._lock)
         self.sensory = SensoryBuffer(
             self.config.sensory_capacity, self.config.sensory_ttl_seconds, self._clock
         )

@@ -155,16 +155,34 @@ def imported_users(dataset: dict) -> set[str]:
 
 
 def run_ucma(
-    turns: Sequence[dict], questions: Sequence[dict], embedder: Any, imported: set[str] | None = None
+    turns: Sequence[dict],
+    questions: Sequence[dict],
+    embedder: Any,
+    imported: set[str] | None = None,
+    *,
+    postgres: str | None = None,
+    chroma: str | None = None,
 ) -> Rankings:
-    """Observe every turn (see :func:`observe_history`), then ``remember`` at ``asked_at``."""
-    from ucma_core import Memory, MemoryConfig
+    """Observe every turn (see :func:`observe_history`), then ``remember`` at ``asked_at``.
+
+    In a fresh memory folder, or with ``postgres`` (a ``postgresql://`` URL naming a new
+    memory) and ``chroma`` (``host:port`` of a Chroma server) in a shared memory.
+    """
+    from ucma_core import ChromaConfig, Memory, MemoryConfig
 
     folder = tempfile.mkdtemp(prefix="ucma-quality-")
     now = {"t": float(min(t["timestamp"] for t in turns))}
     clock: Callable[[], float] = lambda: now["t"]  # noqa: E731  the asked_at, or the import / latest turn time
+    config = MemoryConfig(importance_threshold=0.0)
+    target: str = folder
+    if postgres is not None:
+        host, _, port = (chroma or "").rpartition(":")
+        if not host or not port.isdigit():
+            raise SystemExit("--postgres needs --chroma HOST:PORT (the Chroma server keeping the vectors)")
+        config = MemoryConfig(importance_threshold=0.0, chroma=ChromaConfig(host=host, port=int(port)))
+        target = postgres
     try:
-        mem = Memory(folder, embedder=embedder, config=MemoryConfig(importance_threshold=0.0), clock=clock)
+        mem = Memory(target, embedder=embedder, config=config, clock=clock)
         try:
             observe_history(mem, turns, imported or set(), now)
             out: Rankings = {}
@@ -198,7 +216,28 @@ def main(argv: list[str] | None = None) -> int:
         help="comma-separated subset of bm25, dense, dense-noname, rrf, ucma",
     )
     parser.add_argument("--json", type=Path, default=None, help="also write the scores here")
+    parser.add_argument(
+        "--postgres",
+        default=None,
+        help="run ucma on a shared memory: a postgresql:// URL naming a new memory (needs --chroma)",
+    )
+    parser.add_argument("--chroma", default=None, help="HOST:PORT of the Chroma server for --postgres")
+    parser.add_argument(
+        "--servers",
+        action="store_true",
+        help="run ucma on a shared memory in a throwaway PostgreSQL 15 cluster and Chroma server "
+        "(started and removed by the run, as the tests do)",
+    )
     args = parser.parse_args(argv)
+    if args.servers:
+        sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+        from tests.servers import throwaway_servers
+
+        with throwaway_servers(prefix="ucma-quality-") as servers:
+            rest = [a for a in (argv if argv is not None else sys.argv[1:]) if a != "--servers"]
+            return main(
+                [*rest, "--postgres", servers.url("quality"), "--chroma", f"127.0.0.1:{servers.chroma_port}"]
+            )
 
     dataset = load_dataset(args.data)
     questions, turns = select(dataset, args.limit)
@@ -206,6 +245,10 @@ def main(argv: list[str] | None = None) -> int:
     names = {u["user_id"]: u["name"] for u in dataset["users"]}
     n_users, n_sessions = len({t["user_id"] for t in turns}), len({t["session_id"] for t in turns})
     print(f"dataset: {n_users} users, {n_sessions} sessions, {len(turns)} turns, {len(questions)} questions")
+    print(
+        "ucma on: "
+        + ("a shared memory in PostgreSQL + a Chroma server" if args.postgres else "a memory folder")
+    )
     embedder, origin = (None, "-")
     if any(m in methods for m in ("dense", "dense-noname", "rrf", "ucma")):
         embedder, origin = make_embedder(args.embedder)
@@ -240,7 +283,14 @@ def main(argv: list[str] | None = None) -> int:
                 notes.append(f"ucma: skipped, ucma_core is not importable ({exc})")
                 continue
             try:
-                rankings[method] = run_ucma(turns, questions, embedder, imported_users(dataset))
+                rankings[method] = run_ucma(
+                    turns,
+                    questions,
+                    embedder,
+                    imported_users(dataset),
+                    postgres=args.postgres,
+                    chroma=args.chroma,
+                )
             except Exception as exc:  # report the library's failure, still print the baselines
                 notes.append(f"ucma: FAILED with {type(exc).__name__}: {exc}")
                 failed = True

@@ -5,6 +5,8 @@ observes COUNT notes as USER, printing ``ack <id>`` after each one returns (so t
 knows which writes were acknowledged), then, for each user in WAIT_FOR_USERS, waits
 until it sees that user's COUNT notes, and prints one JSON line with what it saw. It
 prints ``open`` once the memory is open and then waits ``UCMA_TEST_PAUSE`` seconds.
+With ``UCMA_TEST_FORGET=1`` it then waits ``UCMA_TEST_GAP`` seconds and forgets its
+first note (a deletion: the journaled path, its intent before Chroma is touched).
 """
 
 from __future__ import annotations
@@ -24,11 +26,16 @@ def main() -> None:
     with Memory(url, embedder=HashingEmbedder(), config=config) as mem:
         print("open", flush=True)
         time.sleep(float(os.environ.get("UCMA_TEST_PAUSE", "0")))
+        acked: list[str] = []
         for n in range(int(count)):
-            memory_id = mem.observe(
-                f"{user} wrote note number {n} about the harbour lighthouse", user_id=user, importance=1.0
-            )
+            text = f"{user} wrote note number {n} about the harbour lighthouse"
+            memory_id = mem.observe(text, user_id=user, importance=1.0)
             print("ack", memory_id, flush=True)
+            acked = acked or [memory_id]
+        if os.environ.get("UCMA_TEST_FORGET") == "1":
+            time.sleep(float(os.environ.get("UCMA_TEST_GAP", "0")))
+            mem.forget(acked[0])
+            print("forgot", acked[0], flush=True)
         seen: dict[str, int] = {}
         leaked: list[str] = []
         deadline = time.monotonic() + 60

@@ -29,9 +29,22 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _worker(
-    servers: Servers, url: str, user: str, count: int, *others: str, pause: float = 0.0
+    servers: Servers,
+    url: str,
+    user: str,
+    count: int,
+    *others: str,
+    pause: float = 0.0,
+    forget: bool = False,
+    gap: float = 0.0,
 ) -> subprocess.Popen[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "UCMA_TEST_PAUSE": str(pause)}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "UCMA_TEST_PAUSE": str(pause),
+        "UCMA_TEST_FORGET": "1" if forget else "0",
+        "UCMA_TEST_GAP": str(gap),
+    }
     return subprocess.Popen(
         [
             sys.executable,
@@ -114,36 +127,77 @@ def test_a_writer_killed_mid_write_leaves_no_orphan(servers: Servers) -> None:
         assert set(acked) <= stored
 
 
-def test_a_writer_killed_between_its_intent_and_chroma_is_undone_by_the_next_worker(servers: Servers) -> None:
-    url = servers.url()
+def _documents(servers: Servers, prefix: str) -> list[str]:
+    client = chromadb.HttpClient(host=HOST, port=servers.chroma_port)
+    documents = [d for c in client.list_collections() for d in (c.get()["documents"] or [])]
+    return [d for d in documents if d.startswith(prefix)]
+
+
+def _probe(url: str, sql: str) -> bool:
     target = PostgresTarget.parse(url)
+    with psycopg.connect(target.conninfo, autocommit=True) as conn:
+        conn.execute(f'SET search_path TO "{target.schema}"')
+        return conn.execute(sql).fetchone() is not None
+
+
+def test_a_writer_killed_before_its_vectors_reach_chroma_is_finished_by_the_next_worker(
+    servers: Servers,
+) -> None:
+    url = servers.url()
     with Memory(url, embedder=HashingEmbedder(), config=servers.config()) as mem:
         kept = mem.observe("Amy keeps the harbour lighthouse logbook", user_id="amy", importance=1.0)
         proc = _worker(servers, url, "doomed", 1, pause=1.0)
         assert proc.stdout is not None and proc.stdout.readline().strip() == "open"
-        os.kill(servers.chroma_pid, signal.SIGSTOP)  # the worker's Chroma write now hangs
+        os.kill(servers.chroma_pid, signal.SIGSTOP)  # the worker's flush to Chroma now hangs
         try:
-            with psycopg.connect(target.conninfo, autocommit=True) as probe:
-                deadline = time.monotonic() + 30
-                last = ""
-                while time.monotonic() < deadline and '"op":"b"' not in last:
-                    time.sleep(0.1)
-                    row = probe.execute(
-                        f'SELECT line FROM "{target.schema}".journal ORDER BY seq DESC LIMIT 1'
-                    ).fetchone()
-                    last = row[0] if row else ""
-                assert '"op":"b"' in last  # its intent is committed, its Chroma write is not done
+            line = proc.stdout.readline()  # observe returned: the record and its vector are committed
+            assert line.startswith("ack "), line
+            assert _probe(url, "SELECT id FROM pending")  # its vector waits for its flush
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
+        finally:
+            os.kill(servers.chroma_pid, signal.SIGCONT)
+        doomed = line.split()[1]
+        assert sorted(r.id for r in mem.list_memories(user_id=ANY)) == sorted([kept, doomed])
+        report = mem.verify()  # the next flush (here: verify's) adds what the dead worker left
+        assert report.ok and report.chroma_records == 2, report
+        assert not _probe(url, "SELECT id FROM pending")
+        assert [h.id for h in mem.remember("doomed note lighthouse", user_id="doomed", k=3)] == [doomed]
+    assert len(_documents(servers, "doomed wrote")) == 1
+
+
+def test_a_writer_killed_between_its_intent_and_chroma_is_finished_by_the_next_worker(
+    servers: Servers,
+) -> None:
+    url = servers.url()
+    with Memory(url, embedder=HashingEmbedder(), config=servers.config()) as mem:
+        kept = mem.observe("Amy keeps the harbour lighthouse logbook", user_id="amy", importance=1.0)
+        proc = _worker(servers, url, "forgetter", 1, pause=1.0, forget=True, gap=2.0)
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "open"
+        first = proc.stdout.readline()
+        assert first.startswith("ack "), first
+        deadline = time.monotonic() + 30
+        while _probe(url, "SELECT id FROM pending") and time.monotonic() < deadline:
+            time.sleep(0.05)  # the note reached Chroma
+        os.kill(servers.chroma_pid, signal.SIGSTOP)  # the deletion's Chroma write now hangs
+        try:
+            last_is_intent = (
+                "SELECT 1 FROM journal WHERE seq = (SELECT max(seq) FROM journal) "
+                """AND line LIKE '%"op":"b"%'"""
+            )
+            deadline = time.monotonic() + 30
+            while not _probe(url, last_is_intent) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert _probe(url, last_is_intent)  # its intent is committed, its Chroma write is not done
             os.kill(proc.pid, signal.SIGKILL)
             proc.wait(timeout=30)
         finally:
             os.kill(servers.chroma_pid, signal.SIGCONT)
         time.sleep(1.0)  # let the server finish what it had received
-        assert [r.id for r in mem.list_memories(user_id=ANY)] == [kept]  # the next call undid it
+        assert [r.id for r in mem.list_memories(user_id=ANY)] == [kept]  # the next call finished it
         report = mem.verify()
         assert report.ok and report.chroma_records == 1, report
-    client = chromadb.HttpClient(host=HOST, port=servers.chroma_port)
-    documents = [d for c in client.list_collections() for d in (c.get()["documents"] or [])]
-    assert not any(d.startswith("doomed wrote") for d in documents)
+    assert _documents(servers, "forgetter wrote") == []
 
 
 def test_forget_user_leaves_no_text_in_pg_dump_or_the_chroma_collection(servers: Servers) -> None:

@@ -28,7 +28,7 @@ from typing import Any
 from ucma_core.errors import StorageError
 from ucma_core.storage.diskspace import storage_error
 
-__all__ = ["DamagedIndexError", "KeywordHit", "KeywordIndex", "KeywordRow", "match_query"]
+__all__ = ["DamagedIndexError", "KeywordHit", "KeywordIndex", "KeywordRow", "match_query", "search_filters"]
 
 _FILE = "keywords.sqlite3"
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
@@ -83,6 +83,51 @@ def match_query(text: str) -> str | None:
     if not terms:
         return None
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms[:64])
+
+
+def search_filters(
+    param: str,
+    any_of: Callable[[str, Sequence[str]], tuple[str, list[object]]],
+    *,
+    user_id: str | bool | None,
+    agent_id: str | None,
+    session_id: str | None,
+    memory_types: Sequence[str],
+    time_range: tuple[float, float] | None,
+    ids: Sequence[str] | None,
+) -> tuple[list[str], list[object]] | None:
+    """The ``AND`` clauses and arguments of a keyword search's filters, for both keyword
+    indexes (``param``: the driver's placeholder; ``any_of(column, values)``: its "column
+    is one of" clause). ``user_id=False`` searches every user; ``None`` when ``ids`` is
+    empty (nothing can match).
+
+    >>> search_filters("?", lambda c, v: (f"{c} IN (?)", list(v)), user_id="ana", agent_id=None,
+    ...                session_id=None, memory_types=("episodic",), time_range=None, ids=None)
+    (['AND user_id = ?', 'AND memory_type IN (?)'], ['ana', 'episodic'])
+    """
+    clauses: list[str] = []
+    args: list[object] = []
+    if user_id is not False:
+        clauses.append(f"AND user_id = {param}")
+        args.append(user_id or "")
+    for column, value in (("agent_id", agent_id), ("session_id", session_id)):
+        if value is not None:
+            clauses.append(f"AND {column} = {param}")
+            args.append(value)
+    if memory_types:
+        clause, values = any_of("memory_type", memory_types)
+        clauses.append(f"AND {clause}")
+        args.extend(values)
+    if time_range is not None:
+        clauses.append(f"AND ts >= {param} AND ts <= {param}")
+        args.extend(time_range)
+    if ids is not None:
+        if not ids:
+            return None
+        clause, values = any_of("id", ids)
+        clauses.append(f"AND {clause}")
+        args.extend(values)
+    return clauses, args
 
 
 class KeywordIndex:
@@ -262,28 +307,20 @@ class KeywordIndex:
         expr = match_query(query)
         if expr is None or n <= 0:
             return []
-        sql = ["SELECT id, bm25(memories) FROM memories WHERE memories MATCH ?"]
-        args: list[object] = [expr]
-        if user_id is not False:
-            sql.append("AND user_id = ?")
-            args.append(user_id or "")
-        if agent_id is not None:
-            sql.append("AND agent_id = ?")
-            args.append(agent_id)
-        if session_id is not None:
-            sql.append("AND session_id = ?")
-            args.append(session_id)
-        if memory_types:
-            sql.append(f"AND memory_type IN ({','.join('?' * len(memory_types))})")
-            args.extend(memory_types)
-        if time_range is not None:
-            sql.append("AND ts >= ? AND ts <= ?")
-            args.extend(time_range)
-        if ids is not None:
-            if not ids:
-                return []
-            sql.append(f"AND id IN ({','.join('?' * len(ids))})")
-            args.extend(ids)
+        found = search_filters(
+            "?",
+            lambda column, values: (f"{column} IN ({','.join('?' * len(values))})", list(values)),
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            memory_types=memory_types,
+            time_range=time_range,
+            ids=ids,
+        )
+        if found is None:
+            return []
+        sql = ["SELECT id, bm25(memories) FROM memories WHERE memories MATCH ?", *found[0]]
+        args: list[object] = [expr, *found[1]]
         sql.append("ORDER BY bm25(memories) LIMIT ?")
         args.append(n)
         try:

@@ -88,6 +88,7 @@ class FolderStores:
         self.backend.after_revert = self._reindex
         if self._shared:
             self.backend.after_remote = self._reindex_nodes  # type: ignore[attr-defined]
+            self.backend.flush_retrievals = self._flush_retrievals  # type: ignore[attr-defined]
             self.backend.unlock()  # type: ignore[attr-defined]
 
     def new_lock(self) -> Any:
@@ -98,6 +99,32 @@ class FolderStores:
 
             return SharedLock(self.backend)  # type: ignore[arg-type]
         return threading.RLock()
+
+    def read_lock(self, lock: Any) -> Any:
+        """The lock a call that only reads holds: ``lock`` itself for a folder, its shared
+        side for a shared memory (readers of every worker run side by side)."""
+        return lock.reading() if self._shared else lock
+
+    @property
+    def shared(self) -> bool:
+        """Whether this is a shared (``postgresql://``) memory."""
+        return self._shared
+
+    def retrieved(self, ids: Sequence[str], now: float) -> None:
+        """Record that a retrieval returned ``ids`` (see :meth:`StoreContext.retrieved`): at
+        once for a folder; a shared memory keeps the marks until the worker's next write,
+        so a read never waits for the write lock."""
+        if self._shared:
+            self.backend.retrieved_later(ids, now)  # type: ignore[attr-defined]
+            return
+        with self.graph.batch():
+            for memory_id in ids:
+                self.ctx.retrieved(memory_id, now)
+
+    def _flush_retrievals(self, kept: list[tuple[str, float]]) -> None:
+        with self.graph.batch():
+            for memory_id, now in kept:
+                self.ctx.retrieved(memory_id, now)
 
     def job(self, name: str) -> AbstractContextManager[None]:
         """Hold while running work one worker at a time must do (``"consolidate"``): nothing

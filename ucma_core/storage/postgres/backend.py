@@ -3,30 +3,60 @@ PostgreSQL, vectors in a Chroma server.
 
 :class:`PgBackend` is the folder :class:`~ucma_core.storage.backend.Backend` with its
 files swapped for tables (:mod:`~ucma_core.storage.postgres.connection`) and its
-folder lock swapped for a PostgreSQL advisory lock taken per call instead of per
+folder lock swapped for PostgreSQL advisory locks taken per call instead of per
 open. Each process keeps its own networkx working copy of the graph; the shared
-journal is the change feed:
+journal is the change feed.
 
-* :meth:`lock` (taken by :class:`~ucma_core.storage.postgres.lock.SharedLock` around
-  every public call of :class:`~ucma_core.Memory`) waits for the memory's write lock,
-  then :meth:`sync` applies every entry other workers appended since this process
-  last read (a reload from the snapshot if one folded entries it never saw), so each
-  call sees every write acknowledged before it started;
-* a write runs exactly as in a folder: its intent is a committed journal row before
-  Chroma is touched, then Chroma, then the ``records`` row, then the graph changes
-  and their commit mark in one SQL transaction;
-* a worker killed anywhere in a write leaves its intent open at the journal's end and
-  its lock released (PostgreSQL drops a dead session's locks). The next worker to take
-  the lock finds the open intent in :meth:`sync` and undoes it (records it added are
-  removed from Chroma and ``records``, replaced rows restored) or finishes it (a
-  deletion), as the folder does on open. Readers never see a pending record: every
-  search keeps only ids that are nodes of the graph, which holds committed changes only.
+Locks. :meth:`lock` (taken by :class:`~ucma_core.storage.postgres.lock.SharedLock`
+around every public call of :class:`~ucma_core.Memory`) waits for the memory's write
+lock, then :meth:`sync` applies every entry other workers appended since this process
+last read (a reload from the snapshot if one folded entries it never saw), so each
+call sees every write acknowledged before it started. ``remember`` takes the same
+lock *shared* (``lock(shared=True)``): readers run side by side and only wait for a
+writer's commit. A reader's bookkeeping (what a retrieval returned, see
+:meth:`~ucma_core.stores.context.StoreContext.retrieved`) is a write, so it is kept
+in the process (:meth:`retrieved_later`) and committed with the worker's next
+exclusive lock (its next write, or ``close``).
+
+New records (``observe``, and every other insert) never wait for Chroma. Under the
+write lock, :meth:`insert` puts the ``records`` rows, the graph changes, the commit
+mark *and* a ``pending`` row holding each record's vector in one SQL transaction:
+once it commits, the record and its vector are durable in PostgreSQL, which is the
+write-ahead log for Chroma. A background thread of the worker (:meth:`flush_pending`)
+then adds every pending row to Chroma in one call, under the memory's flush lock,
+and deletes the rows it added: the slow Chroma write runs outside the write lock,
+and one call carries the rows of every worker that was waiting (a group commit).
+A worker killed at any point leaves either no trace (before the commit) or pending
+rows that the next flush of any worker, or the next open, adds (after it): no record
+is ever without its vector, and no vector is added without its committed record.
+
+Until its flush (usually well under a second) a new record is found by keyword,
+entity, time and graph but not yet by vector search in *other* workers; the worker
+that wrote it flushes its own pending rows before it reads (read your writes).
+Writes that read or change Chroma rows (replacing, deleting, updating markers, a
+consolidation job) flush every pending row first, so a late flush can never bring
+back a vector they removed. One race is left, and bounded: a worker killed while
+its flush request is in flight in the Chroma server, whose records another worker
+then deletes before the server has applied that request, leaves those vectors in
+the collection without records; no search returns them (every result must be a
+graph node) and :meth:`verify` lists them (``only_in_chroma``).
+
+Other writes (replacing, deleting, consolidation's inserts) run as in a folder,
+entirely under the write lock: the intent is a committed journal row before Chroma is
+touched, then Chroma, then the ``records`` rows, then the graph changes and their
+commit mark. A worker killed anywhere there leaves its intent open at the journal's
+end and its lock released (PostgreSQL drops a dead session's locks). The next worker
+to take the lock finds the open intent in :meth:`sync` and undoes it (records it added
+are removed from Chroma and ``records``, replaced rows restored) or finishes it (a
+deletion).
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -34,17 +64,26 @@ from typing import Any
 from ucma_core.config import MemoryConfig
 from ucma_core.errors import StorageError
 from ucma_core.progress import ProgressCallback
-from ucma_core.storage.backend import Backend, Embed
+from ucma_core.records import MemoryRecord
+from ucma_core.storage import codec
+from ucma_core.storage.backend import Backend, Embed, _keyword_row
 from ucma_core.storage.graph import MemoryGraph
 from ucma_core.storage.journal import Intent
+from ucma_core.storage.keywords import KeywordRow
 from ucma_core.storage.manifest import Manifest, new_key_secret
-from ucma_core.storage.postgres.connection import connect, create_schema, lock_key
+from ucma_core.storage.postgres.connection import connect, create_schema, lock_key, pool
 from ucma_core.storage.postgres.journal import PgJournal, db_errors
 from ucma_core.storage.postgres.keywords import PgKeywordIndex
 from ucma_core.storage.postgres.url import PostgresTarget
 from ucma_core.storage.vectors import CollectionProblem, VectorStore
+from ucma_core.storage.verify import VerifyReport
 
 __all__ = ["PgBackend", "recorded_embedder"]
+
+#: A reader's retrieval marks kept in the process: committed with the next exclusive lock,
+#: or, past this many, with the next read that gets the write lock without waiting.
+_FLUSH_AT = 256
+_KEEP_AT_MOST = 20_000
 
 
 def recorded_embedder(target: PostgresTarget) -> tuple[str, int] | None:
@@ -113,47 +152,88 @@ class PgBackend(Backend):
         self._unfinished: Intent | None = None
         self._finishing = False
         self._opened = []
-        self._held = False
+        self._held: str | None = None  # "x" (exclusive) or "s" (shared) while the write lock is held
         self._syncing = False
         self._key = lock_key(target)
+        #: Rows the next commit writes: ``records`` rows and ``pending`` rows (id, text, fields, vector).
+        self._at_commit: list[tuple[list[KeywordRow], list[tuple[str, str, str, list[float]]]]] = []
+        #: Ids this worker committed whose flush it has not seen yet (read your writes).
+        self._unflushed: set[str] = set()
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._flusher: threading.Thread | None = None
+        #: The last error of the background flush (shown by :meth:`verify`), if it failed.
+        self.flush_error: str | None = None
+        self._retrievals: list[tuple[str, float]] = []
+        #: Called (under the exclusive lock) with the retrievals :meth:`retrieved_later` kept.
+        self.flush_retrievals: Callable[[list[tuple[str, float]]], None] | None = None
         self._conn = connect(target)
+        self._pool: Any = None
         try:
             self.lock(sync=False)
             create_schema(self._conn, target)
+            self._pool = pool(target)
             self._open(embedder_name, dimension, now)
         except BaseException:
             self._release()
             raise
 
     # ------------------------------------------------------------------ the write lock
-    def lock(self, *, sync: bool = True) -> None:
-        """Wait for the memory's write lock, then apply what other workers committed."""
+    def lock(self, *, sync: bool = True, shared: bool = False) -> None:
+        """Wait for the memory's write lock (``shared``: the readers' share of it), then apply
+        what other workers committed. Readers first flush this worker's own pending
+        vectors; exclusive holders commit this worker's kept retrieval marks."""
         if self._conn.closed:
             return
         journal: PgJournal | None = getattr(self, "_journal", None)
-        rows: list[Any] | None = None
-        with db_errors("waiting for the memory's write lock"):
-            if sync and journal is not None:
-                with self._conn.pipeline():  # one round trip: the lock, then the change feed
-                    self._conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (self._key,))
-                    feed = journal.pull_query()
-                rows = feed.fetchall()
-            else:
+        if not sync or journal is None:
+            with db_errors("waiting for the memory's write lock"):
                 self._conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (self._key,))
-        self._held = True
-        if sync:
-            try:
-                self.sync(rows)
-            except BaseException:
-                self.unlock()
-                raise
+            self._held = "x"
+            return
+        exclusive, taken = not shared, False
+        if shared and len(self._retrievals) >= _FLUSH_AT:  # commit them if no one waits for it
+            with db_errors("trying the memory's write lock"):
+                row = self._conn.execute("SELECT pg_try_advisory_lock(hashtext(%s))", (self._key,)).fetchone()
+            exclusive = taken = bool(row[0])
+        with db_errors("waiting for the memory's write lock"):
+            with self._conn.pipeline():  # one round trip: the lock, then the change feed
+                if not taken:
+                    verb = "pg_advisory_lock" if exclusive else "pg_advisory_lock_shared"
+                    self._conn.execute(f"SELECT {verb}(hashtext(%s))", (self._key,))
+                feed = journal.pull_query()
+            rows = feed.fetchall()
+        self._held = "x" if exclusive else "s"
+        if not exclusive and journal.open_at_tail(rows):
+            self.unlock()  # a dead writer's intent: finishing it needs the write lock
+            self.lock()
+            return
+        try:
+            self.sync(rows)
+            if not exclusive and self._unflushed:
+                self.flush_pending()  # read your writes: this worker's new vectors are in Chroma
+            if exclusive and self._retrievals and self.flush_retrievals is not None:
+                kept, self._retrievals = self._retrievals, []
+                self.flush_retrievals(kept)
+        except BaseException:
+            self.unlock()
+            raise
 
     def unlock(self) -> None:
         """Release the write lock (a no-op once closed: a closed session holds no lock)."""
         if self._held and not self._conn.closed:
+            verb = "pg_advisory_unlock" if self._held == "x" else "pg_advisory_unlock_shared"
             with db_errors("releasing the memory's write lock"):
-                self._conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (self._key,))
-        self._held = False
+                self._conn.execute(f"SELECT {verb}(hashtext(%s))", (self._key,))
+        self._held = None
+
+    def before_transaction(self) -> None:
+        if self._held == "s":
+            raise StorageError(
+                "a write was attempted under the readers' shared lock of a shared memory; this is a bug "
+                "in UCMA, please report it"
+            )
+        super().before_transaction()
 
     def sync(self, rows: list[Any] | None = None) -> bool:
         """Apply the journal entries other workers appended since this process last read it,
@@ -209,24 +289,189 @@ class PgBackend(Backend):
             "finished"
         )
 
+    # ------------------------------------------------------------------ new records, pending vectors
+    def insert(self, records: Sequence[MemoryRecord], vectors: Sequence[Sequence[float]]) -> None:
+        """Store new records (inside ``graph.batch()``): their ``records`` rows and ``pending``
+        vectors are written in the commit's SQL transaction, Chroma later (see the module)."""
+        if not records:
+            return
+        with self.graph.batch():
+            metadatas = [codec.to_metadata(r, self.keys) for r in records]
+            rows = [_keyword_row(r, m) for r, m in zip(records, metadatas, strict=True)]
+            try:
+                pending = [
+                    (
+                        r.id,
+                        r.content,
+                        json.dumps(m, ensure_ascii=False, allow_nan=False),
+                        [float(x) for x in v],
+                    )
+                    for r, m, v in zip(records, metadatas, vectors, strict=True)
+                ]
+            except (TypeError, ValueError) as e:
+                raise StorageError(f"a record's fields cannot be written as JSON: {e}") from e
+            item = (rows, pending)
+            self._at_commit.append(item)
+            self.graph.on_abort(lambda: self._at_commit.remove(item) if item in self._at_commit else None)
+            for record in records:
+                self.graph.put_node(record.id, codec.node_attrs(record))
+
+    def rows(self, ids: Sequence[str]) -> dict[str, tuple[str, dict[str, Any]]]:
+        """As the folder's, and records inserted by the transaction still open (their rows
+        are written at its commit)."""
+        own = {r.id: (r.content, dict(r.stored or {})) for rows, _ in self._at_commit for r in rows}
+        found = {i: own[i] for i in ids if i in own}
+        rest = [i for i in ids if i not in found]
+        if rest:
+            found.update(super().rows(rest))
+        return found
+
+    def _write_pending(self, cur: Any) -> None:
+        """In the commit's SQL transaction: the new records' rows and their pending vectors."""
+        for rows, pending in self._at_commit:
+            self.keywords.write(cur, rows)  # type: ignore[attr-defined]
+            cur.executemany(
+                "INSERT INTO pending (id, document, fields, vector) VALUES (%s, %s, %s, %s) "
+                "ON CONFLICT (id) DO UPDATE SET document = excluded.document, fields = excluded.fields, "
+                "vector = excluded.vector",
+                pending,
+            )
+
+    def _pending_committed(self) -> None:
+        if not self._at_commit:
+            return
+        for _, pending in self._at_commit:
+            self._unflushed.update(row[0] for row in pending)
+        self._at_commit = []
+        self._start_flusher()
+        self._wake.set()
+
+    @contextlib.contextmanager
+    def _flush_lock(self) -> Iterator[Any]:
+        """The memory's flush lock, on a pooled connection held for the block."""
+        key = lock_key(self.target, "flush")
+        with self._pool.connection() as conn:
+            with db_errors("waiting for the Chroma flush lock"):
+                conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (key,))
+            try:
+                yield conn
+            finally:
+                with db_errors("releasing the Chroma flush lock"):
+                    conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (key,))
+
+    def flush_pending(self) -> int:
+        """Add every pending vector (of any worker) to Chroma and delete its row, under the
+        flush lock, a batch per Chroma call; returns how many. ``upsert``: a row a killed
+        flusher may have half written is written whole again."""
+        mine = set(self._unflushed)
+        done = 0
+        batch = self.config.limits.chroma_batch_size
+        with self._flush_lock() as conn:
+            while True:
+                with db_errors("reading pending vectors"):
+                    rows = conn.execute(
+                        "SELECT id, document, fields, vector FROM pending ORDER BY since, id LIMIT %s",
+                        (batch,),
+                    ).fetchall()
+                if not rows:
+                    break
+                ids = [r[0] for r in rows]
+                self.vectors.upsert(
+                    ids, [r[3] for r in rows], [r[1] for r in rows], [json.loads(r[2]) for r in rows]
+                )
+                with db_errors("clearing pending vectors"):
+                    conn.execute("DELETE FROM pending WHERE id = ANY(%s)", (ids,))
+                done += len(rows)
+        self._unflushed -= mine
+        self.flush_error = None
+        return done
+
+    def _start_flusher(self) -> None:
+        if self._flusher is None or not self._flusher.is_alive():
+            self._flusher = threading.Thread(target=self._flush_loop, name="ucma-pending-flush", daemon=True)
+            self._flusher.start()
+
+    def _flush_loop(self) -> None:
+        """The background flush: woken by each commit; on failure it retries, backing off to 5 s."""
+        delay = 0.25
+        while not self._stop.is_set():
+            self._wake.wait()
+            self._wake.clear()
+            if self._stop.is_set():
+                return
+            try:
+                self.flush_pending()
+                delay = 0.25
+            except StorageError as e:
+                self.flush_error = str(e)
+                if self._stop.wait(delay):
+                    return
+                delay = min(5.0, delay * 2)
+                self._wake.set()
+
+    def replace(self, records: Sequence[MemoryRecord], vectors: Sequence[Sequence[float]]) -> None:
+        if records:
+            self.flush_pending()
+        super().replace(records, vectors)
+
+    def delete(self, ids: Sequence[str], *, scrub: bool = False) -> None:
+        if ids:
+            self.flush_pending()
+        super().delete(ids, scrub=scrub)
+
+    def keep_markers(self) -> int:
+        if self._marked:
+            self.flush_pending()
+        return super().keep_markers()
+
+    # ------------------------------------------------------------------ readers' bookkeeping
+    def retrieved_later(self, ids: Sequence[str], now: float) -> None:
+        """Keep in this process that a retrieval returned ``ids`` at ``now`` (committed with
+        the next exclusive lock; past ``20,000`` kept marks the oldest are dropped)."""
+        self._retrievals.extend((i, now) for i in ids)
+        if len(self._retrievals) > _KEEP_AT_MOST:
+            del self._retrievals[: len(self._retrievals) - _KEEP_AT_MOST]
+
+    def verify(self, *, deep: bool = False) -> VerifyReport:
+        """The folder's check, with records whose vector is still pending (committed, not yet
+        flushed to Chroma) counted apart: they are not missing. Flushes what is pending first."""
+        try:
+            self.flush_pending()
+        except StorageError as e:
+            self.flush_error = str(e)
+        report = super().verify(deep=deep)
+        with db_errors("reading pending vectors"):
+            pending = {r[0] for r in self._conn.execute("SELECT id FROM pending")}
+        notes = list(report.notes)
+        if self.flush_error:
+            notes.append(f"the background flush of pending vectors failed, retrying: {self.flush_error}")
+        in_flight = pending & set(report.only_in_graph)
+        if not in_flight:
+            return dataclasses.replace(report, notes=tuple(notes))
+        notes.append(f"{len(in_flight)} new record(s) whose vectors are waiting for their flush to Chroma")
+        return dataclasses.replace(
+            report,
+            only_in_graph=tuple(i for i in report.only_in_graph if i not in in_flight),
+            stale_keywords=tuple(i for i in report.stale_keywords if i not in in_flight),
+            notes=tuple(notes),
+        )
+
     @contextlib.contextmanager
     def job(self, name: str) -> Iterator[None]:
         """Run work that must run in one worker at a time (a consolidation cycle): waits,
-        on a connection of its own, for the memory's advisory lock of ``name`` and holds it
+        on a pooled connection kept for the job, for the memory's advisory lock of ``name`` and holds it
         for the block. The write lock is still taken per step, so the other workers keep
         serving between steps; a killed worker's job lock goes with its session."""
-        conn = connect(self.target)
         key = lock_key(self.target, f"job:{name}")
-        try:
+        with self._pool.connection() as conn:  # checked out for the whole job: it holds the lock
             with db_errors(f"waiting for the {name} lock"):
                 conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (key,))
             try:
+                self.flush_pending()  # the job reads vectors from Chroma
                 yield
             finally:
                 with db_errors(f"releasing the {name} lock"):
                     conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (key,))
-        finally:
-            conn.close()
 
     # ------------------------------------------------------------------ opening
     def _open(self, embedder_name: str, dimension: int, now: float) -> None:
@@ -237,6 +482,8 @@ class PgBackend(Backend):
         if manifest is not None:
             manifest.check_embedder(embedder_name, dimension, self.folder)
         self._journal = PgJournal(self._conn)  # type: ignore[assignment]
+        self._journal.at_commit = self._write_pending  # type: ignore[attr-defined]
+        self._journal.committed = self._pending_committed  # type: ignore[attr-defined]
         self.graph = MemoryGraph(self._journal, snapshot_every=config.snapshot_every, hooks=self)
         fresh = manifest is None
         if manifest is None:
@@ -269,7 +516,18 @@ class PgBackend(Backend):
                 "with the Chroma server it was created with"
             ) from e
         problems: list[str] = []
-        self._recover(loaded.replay, self._memory_nodes(), problems, [])
+        try:  # what a killed worker committed and never flushed
+            self.flush_pending()
+        except StorageError as e:
+            self.flush_error = str(e)
+        with db_errors("reading pending vectors"):
+            pending = {r[0] for r in self._conn.execute("SELECT id FROM pending")}
+        all_ids = self.vectors.all_ids  # a pending vector is not missing
+        self.vectors.all_ids = lambda: all_ids() | pending  # type: ignore[method-assign]
+        try:
+            self._recover(loaded.replay, self._memory_nodes(), problems, [])
+        finally:
+            del self.vectors.all_ids
 
     def _set_manifest(self, **changes: Any) -> None:
         import dataclasses
@@ -299,6 +557,13 @@ class PgBackend(Backend):
 
     # ------------------------------------------------------------------ lifecycle
     def _release(self, *, failed: bool = False) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._flusher is not None and self._flusher is not threading.current_thread():
+            self._flusher.join(timeout=self.config.limits.chroma_timeout_seconds)
+        if not failed and self._pool is not None and self._unflushed:
+            with contextlib.suppress(StorageError):  # else the next flush of any worker adds them
+                self.flush_pending()
         try:
             while self._opened:
                 item = self._opened.pop()
@@ -308,6 +573,9 @@ class PgBackend(Backend):
                     continue
                 item.close()
         finally:
+            if self._pool is not None:
+                with contextlib.suppress(Exception):
+                    self._pool.close()
             with contextlib.suppress(Exception):
                 self._conn.close()
-            self._held = False
+            self._held = None

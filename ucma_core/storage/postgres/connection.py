@@ -15,6 +15,17 @@ install. Each memory is one schema (``ucma_<memory>``) with these tables:
 ``records``
     every memory's text, scope, type and time, a copy of its stored fields, and a
     ``tsvector`` for keyword search (the folder's ``keywords.sqlite3``).
+``pending``
+    committed records whose vectors are not in Chroma yet (id, text, stored fields,
+    vector): written in the transaction that commits the record, deleted once a flush
+    has added them to Chroma (see :class:`~ucma_core.storage.postgres.backend.PgBackend`).
+
+Connections: each open memory keeps one dedicated connection for its session-level
+advisory locks (the write lock, held across the statements of one call) and the
+journal, and a small :func:`pool` (``psycopg_pool``) for everything else: the
+background flush of pending vectors, and the short-held flush and job locks (a pooled
+connection is checked out for as long as its lock is held, and the lock released
+before it goes back to the pool).
 """
 
 from __future__ import annotations
@@ -24,7 +35,7 @@ from typing import Any
 from ucma_core.errors import DependencyMissingError, StorageError
 from ucma_core.storage.postgres.url import PostgresTarget
 
-__all__ = ["connect", "create_schema", "lock_key"]
+__all__ = ["POOL_MAX", "POOL_MIN", "connect", "create_schema", "lock_key", "pool"]
 
 _TABLES = [
     "CREATE TABLE IF NOT EXISTS meta (key text PRIMARY KEY, value text NOT NULL)",
@@ -35,7 +46,13 @@ _TABLES = [
     "NOT NULL, stored text, tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', content)) STORED)",
     "CREATE INDEX IF NOT EXISTS records_tsv ON records USING gin (tsv)",
     "CREATE INDEX IF NOT EXISTS records_scope ON records (user_id, agent_id, session_id)",
+    "CREATE TABLE IF NOT EXISTS pending (id text PRIMARY KEY, document text NOT NULL, fields text NOT NULL, "
+    "vector double precision[] NOT NULL, since timestamptz NOT NULL DEFAULT clock_timestamp())",
 ]
+
+#: Pool sizes per open memory: one connection kept open, at most four; an idle extra
+#: connection is closed after five minutes.
+POOL_MIN, POOL_MAX, POOL_IDLE_SECONDS = 1, 4, 300.0
 
 
 def _psycopg() -> Any:
@@ -82,3 +99,41 @@ def create_schema(conn: Any, target: PostgresTarget) -> None:
         conn.execute(sql.SQL("SET search_path TO {}").format(schema))
         for statement in _TABLES:
             conn.execute(statement)
+
+
+def pool(target: PostgresTarget, *, timeout: float = 10.0) -> Any:
+    """A ``psycopg_pool.ConnectionPool`` of autocommit connections to ``target`` with the
+    memory's schema on their search path (sizes: :data:`POOL_MIN` .. :data:`POOL_MAX`)."""
+    psycopg = _psycopg()
+    try:
+        from psycopg_pool import ConnectionPool
+    except ImportError as e:
+        raise DependencyMissingError(
+            "a postgresql:// memory needs psycopg_pool; install the extra: pip install 'ucma[postgres]'"
+        ) from e
+    from psycopg import sql
+
+    search_path = sql.SQL("SET search_path TO {}").format(sql.Identifier(target.schema))
+
+    def configure(conn: Any) -> None:
+        conn.execute(search_path)
+
+    opened = ConnectionPool(
+        target.conninfo,
+        min_size=POOL_MIN,
+        max_size=POOL_MAX,
+        max_idle=POOL_IDLE_SECONDS,
+        timeout=timeout,
+        kwargs={"autocommit": True, "connect_timeout": max(1, int(timeout)), "application_name": "ucma"},
+        configure=configure,
+        open=False,
+    )
+    try:
+        opened.open(wait=True, timeout=timeout)
+    except psycopg.Error as e:  # psycopg_pool.PoolTimeout is one
+        opened.close()
+        raise StorageError(
+            f"cannot connect to {target.display}: {str(e).strip()}; check that PostgreSQL runs there "
+            "and the user may log in"
+        ) from e
+    return opened

@@ -48,6 +48,11 @@ class PgJournal:
         self._since_snapshot = 0
         #: Extra fields of the snapshot (kept for the folder journal's interface).
         self.header: dict[str, Any] = {}
+        #: Called with the cursor inside the SQL transaction of every append that ends
+        #: with a commit mark (the backend writes the rows of staged records there), and
+        #: ``committed`` once that transaction is durable.
+        self.at_commit: Callable[[Any], None] | None = None
+        self.committed: Callable[[], None] | None = None
 
     @property
     def entries_since_snapshot(self) -> int:
@@ -121,6 +126,14 @@ class PgJournal:
             (self._seq,),
         )
 
+    def open_at_tail(self, rows: list[Any]) -> bool:
+        """Whether the answer of :meth:`pull_query` ends in an intent no commit or abort
+        closed (a dead writer's: finishing it needs the write lock). Reads nothing."""
+        body = rows[1:] if rows and rows[0][0] == -1 else rows
+        if not body or (rows and rows[0][0] == -1 and int(rows[0][1]) > self._seq):
+            return False
+        return replay([{"op": "v", "seq": self._seq}, *self._ops(body, self._seq)]).open_intent is not None
+
     def pull(self, rows: list[Any] | None = None) -> Replay | None:
         """The entries other workers appended since this one last read or wrote, sorted into
         committed changes and a dead writer's open intent; ``None`` when a snapshot taken
@@ -158,12 +171,18 @@ class PgJournal:
                 rows.append((first, _dumps({k: v for k, v in op.items() if k != "seq"})))
         except (TypeError, ValueError) as e:
             raise StorageError(f"a journal entry cannot be written as JSON: {e}") from e
+        closing = batch[-1].get("op") == "c"
         with (
             db_errors("appending to the graph journal"),
+            self._conn.pipeline(),  # one round trip for the whole transaction
             self._conn.transaction(),
             self._conn.cursor() as cur,
         ):
             cur.executemany("INSERT INTO journal (seq, line) VALUES (%s, %s)", rows)
+            if closing and self.at_commit is not None:
+                self.at_commit(cur)
+        if closing and self.committed is not None:
+            self.committed()
         for op, (seq, _) in zip(batch, rows, strict=True):
             op["seq"] = seq
         self._seq = first

@@ -16,7 +16,7 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from ucma_core.storage.keywords import KeywordHit, KeywordRow, keywords
+from ucma_core.storage.keywords import KeywordHit, KeywordRow, keywords, search_filters
 from ucma_core.storage.postgres.journal import db_errors
 
 __all__ = ["PgKeywordIndex", "ts_query"]
@@ -60,30 +60,37 @@ class PgKeywordIndex:
             return int(self._conn.execute("SELECT count(*) FROM records").fetchone()[0])
 
     def add(self, rows: Iterable[KeywordRow]) -> None:
-        data = [
-            (
-                r.id,
-                r.content,
-                r.user_id or "",
-                r.agent_id or "",
-                r.session_id or "",
-                r.memory_type,
-                r.timestamp,
-                None if r.stored is None else json.dumps(r.stored, ensure_ascii=False, allow_nan=False),
-            )
-            for r in rows
-        ]
+        data = list(rows)
         if not data:
             return
         with db_errors("writing records"), self._conn.transaction(), self._conn.cursor() as cur:
-            cur.executemany(
-                "INSERT INTO records (id, content, user_id, agent_id, session_id, memory_type, ts, stored) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (id) DO UPDATE SET "
-                "content = excluded.content, user_id = excluded.user_id, agent_id = excluded.agent_id, "
-                "session_id = excluded.session_id, memory_type = excluded.memory_type, ts = excluded.ts, "
-                "stored = excluded.stored",
-                data,
-            )
+            self.write(cur, data)
+
+    @staticmethod
+    def write(cur: Any, rows: Sequence[KeywordRow]) -> None:
+        """Upsert ``rows`` with ``cur`` (inside the caller's transaction)."""
+        if not rows:
+            return
+        cur.executemany(
+            "INSERT INTO records (id, content, user_id, agent_id, session_id, memory_type, ts, stored) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (id) DO UPDATE SET "
+            "content = excluded.content, user_id = excluded.user_id, agent_id = excluded.agent_id, "
+            "session_id = excluded.session_id, memory_type = excluded.memory_type, ts = excluded.ts, "
+            "stored = excluded.stored",
+            [
+                (
+                    r.id,
+                    r.content,
+                    r.user_id or "",
+                    r.agent_id or "",
+                    r.session_id or "",
+                    r.memory_type,
+                    r.timestamp,
+                    None if r.stored is None else json.dumps(r.stored, ensure_ascii=False, allow_nan=False),
+                )
+                for r in rows
+            ],
+        )
 
     def delete(self, ids: Sequence[str]) -> None:
         if not ids:
@@ -100,6 +107,7 @@ class PgKeywordIndex:
             self._conn.execute("VACUUM records")
             self._conn.execute("VACUUM journal")
             self._conn.execute("VACUUM snapshot")
+            self._conn.execute("VACUUM pending")
 
     def ids(self) -> set[str]:
         with db_errors("reading record ids"):
@@ -134,28 +142,23 @@ class PgKeywordIndex:
         expr = ts_query(query)
         if expr is None or n <= 0:
             return []
-        sql = ["SELECT id, ts_rank_cd(tsv, q, 1) FROM records, to_tsquery('english', %s) q WHERE tsv @@ q"]
-        args: list[object] = [expr]
-        if user_id is not False:
-            sql.append("AND user_id = %s")
-            args.append(user_id or "")
-        if agent_id is not None:
-            sql.append("AND agent_id = %s")
-            args.append(agent_id)
-        if session_id is not None:
-            sql.append("AND session_id = %s")
-            args.append(session_id)
-        if memory_types:
-            sql.append("AND memory_type = ANY(%s)")
-            args.append(list(memory_types))
-        if time_range is not None:
-            sql.append("AND ts >= %s AND ts <= %s")
-            args.extend(time_range)
-        if ids is not None:
-            if not ids:
-                return []
-            sql.append("AND id = ANY(%s)")
-            args.append(list(ids))
+        found = search_filters(
+            "%s",
+            lambda column, values: (f"{column} = ANY(%s)", [list(values)]),
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            memory_types=memory_types,
+            time_range=time_range,
+            ids=ids,
+        )
+        if found is None:
+            return []
+        sql = [
+            "SELECT id, ts_rank_cd(tsv, q, 1) FROM records, to_tsquery('english', %s) q WHERE tsv @@ q",
+            *found[0],
+        ]
+        args: list[object] = [expr, *found[1]]
         sql.append("ORDER BY 2 DESC, id LIMIT %s")
         args.append(n)
         with db_errors("searching keywords"):

@@ -27,6 +27,7 @@ __all__ = ["KNOWLEDGE", "Factors", "effective_importance", "factors", "is_curren
 def _observed(source: str) -> bool:
     return Source(source).observed
 
+
 Node = MemoryNode
 #: Learned knowledge, whose retention fades slower (as in :mod:`ucma_core.dynamics.forgetting`).
 KNOWLEDGE = frozenset({MemoryType.SEMANTIC.value, MemoryType.PROCEDURAL.value, MemoryType.LEARNING.value})

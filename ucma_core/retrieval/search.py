@@ -7,10 +7,15 @@ Sources of candidates (all within the caller's scope and filters):
   "last summer" too);
 * time — when the router read a time (or anchored one on an event the query names), dense
   and keyword search again inside its span, widened by its graded edges;
-* speaker — "what did Caroline say …": dense search among episodes Caroline took part in;
+* speaker — people the query names whom the scope knows (participants, the user, names most
+  sessions use: :mod:`~ucma_core.retrieval.people`), or "what did Caroline say …": their
+  names leave the embedded query, their memories (turns they took part in, facts about
+  them) get the ``speaker`` signal, a preference and never a filter, and dense search
+  runs again among the turns of each (but the scope's own user);
 * entity — facts whose subject or object is named in the query, and the episodes they came from;
 * kind — procedures for "how do I …" questions;
-* hop — memories naming the people and places the best matches name (a second hop);
+* hop — memories naming the rare people and places the best matches name (a second hop;
+  a person of the scope or a word many sessions use is not followed, the route says which);
 * context — the session turns next to the best matches (a reply carries what it answers);
 * graph — bounded spreading activation from the best candidates;
 * marked — the correction of a candidate the sleep cycle marked revised, and the answer of
@@ -20,7 +25,8 @@ Sources of candidates (all within the caller's scope and filters):
 question names lifts the memories that fit it (:mod:`~ucma_core.retrieval.timefit`: evidence,
 not a filter), corrections and answers take over the relevance of what they correct or
 answer, the multi-factor rank weighs relevance with importance, recency and retention (and
-halves what the sleep cycle demoted), MMR removes near-duplicates, and every memory
+halves what the sleep cycle demoted), a content-free turn ("Bye, Sam!") scores below every
+content one (:mod:`~ucma_core.retrieval.substance`), MMR removes near-duplicates, and every memory
 returned is recorded as retrieved (which protects it from forgetting but never changes a
 later rank: reading is not rehearsing). Each result carries the router's decision, with the reasons of its
 time signal, and its neighbouring turns.
@@ -44,7 +50,7 @@ from ucma_core.retrieval.diversify import mmr
 from ucma_core.retrieval.filters import Filters
 from ucma_core.retrieval.fusion import fuse
 from ucma_core.retrieval.markers import about_user, demotion, inherit, pull
-from ucma_core.retrieval.people import Census, People, read_query
+from ucma_core.retrieval.people import Census, People, read_query, user_names
 from ucma_core.retrieval.ranking import Factors, factors, is_current
 from ucma_core.retrieval.router import Route, RouteKind, route
 from ucma_core.retrieval.sets import is_set_question, result_count
@@ -193,7 +199,9 @@ class Retriever:
         if speakers:
             active.add("speaker")
             keys = ctx.backend.keys
-            for speaker in speakers[:MAX_SPEAKERS]:
+            # the scope's own user takes part in most of it: a search among their turns repeats the first
+            own = user_names(user)
+            for speaker in [p for p in speakers if p.casefold() not in own][:MAX_SPEAKERS]:
                 where = _and(filters.where(keys), {keys.participant(speaker): True})
                 add_dense(ctx.backend.vectors.nearest(qvec, n, where))
         if plan.kind is RouteKind.PROCEDURAL and _admits_type(filters, MemoryType.PROCEDURAL):
@@ -215,8 +223,9 @@ class Retriever:
             active.add("hop")
         if self._context(signals, pre, texts, turns, event):
             active.add("context")
-        reached = self._expand(signals, pre, filters)
-        self._mark_structured({i: signals[i] for i in reached}, plan, speakers)
+        self._expand(signals, pre, filters)
+        # every candidate, also those the hop, context and graph brought in
+        self._mark_structured(signals, plan, speakers)
         for memory_id in pull(signals, ctx.backend.graph.node):  # corrections and answers
             signals.setdefault(memory_id, {})
         nodes = self._complete(signals, vectors, filters, qvec)

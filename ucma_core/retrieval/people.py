@@ -21,7 +21,7 @@ a pure function.
 
 Examples:
     >>> census = Census(sessions=10, people={"caroline": "Caroline", "melanie": "Melanie"},
-    ...                 mentions={"zainab": 1, "sounds": 7, "melanie": 9})
+    ...                 mentions={"zainab": 1, "sounds": 7, "melanie": 9}, proper={"zainab", "melanie"})
     >>> named = read_query("What did Caroline say about Zainab's new job?", census)
     >>> named.people
     ('Caroline',)
@@ -34,7 +34,6 @@ Examples:
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -54,12 +53,17 @@ WIDESPREAD_SESSIONS = 4
 RARE_SHARE = 0.2
 RARE_SESSIONS = 3
 
-#: Sessions whose counts are kept between queries (about 2 kB each).
+#: Sessions whose counts are kept between queries.
 MAX_SESSIONS = 5000
+#: The text of about this many of the newest turns is read for the names they mention (the
+#: sessions they belong to, and at most this many turns of one session); older sessions
+#: count their participants only. Bounds the first query of a scope.
+TEXT_TURNS = 1000
 
 _NAME = re.compile(r"(?<![\w'])([^\W\d_][\w-]*)((?:'s|’s|s')(?!\w))?")
 _SPACES = re.compile(r"\s{2,}")
-_LOWER = re.compile(r"(?<![\w'-])[a-z][a-z-]+")
+#: A capitalised word inside a sentence (not opening one): how names are written.
+_INSIDE = re.compile(r"(?<=[^\s.!?:;\"(]\s)([A-Z][a-z]{2,}(?:-[A-Z][a-z]+)?)\b")
 
 
 def user_names(user_id: object) -> set[str]:
@@ -86,8 +90,9 @@ class Census:
     sessions: int = 0
     people: Mapping[str, str] = field(default_factory=dict)
     mentions: Mapping[str, int] = field(default_factory=dict)
-    #: Words the scope's turns also use in lower case ("podcasts"): not names.
-    lower: frozenset[str] = frozenset()
+    #: Names written capitalised inside a sentence somewhere ("my sister Zainab"); a word
+    #: that is capitalised only where it opens a sentence ("Podcasts are …") is no name.
+    proper: frozenset[str] = frozenset()
 
     def widespread(self, name: str) -> bool:
         """Whether the turns of most sessions name ``name``."""
@@ -101,10 +106,11 @@ class Census:
         return name.casefold() in self.people or self.widespread(name)
 
     def rare(self, name: str) -> bool:
-        """Whether ``name`` is worth a second hop: not a known person, never written in lower
-        case in the scope (not an ordinary word that opens sentences), named in few sessions."""
+        """Whether ``name`` is worth a second hop: not a known person, written capitalised
+        inside a sentence somewhere (not an ordinary word that opens sentences), named in few
+        sessions."""
         folded = name.casefold()
-        if folded in self.people or folded in self.lower:
+        if folded in self.people or folded not in self.proper:
             return False
         return self.mentions.get(folded, 0) <= max(RARE_SESSIONS, RARE_SHARE * self.sessions)
 
@@ -155,7 +161,9 @@ class _Session:
     last: str
     people: dict[str, str]
     mentions: set[str]
-    lower: set[str]
+    proper: set[str]
+    #: Whether the text of its turns was read (else only participants were counted).
+    read: bool
 
 
 class People:
@@ -182,52 +190,57 @@ class People:
             return cached[1]
         people: dict[str, str] = {}
         mentions: dict[str, int] = {}
-        lowers: list[set[str]] = []
+        proper: set[str] = set()
         chains = self._episodic.chains(scope)
-        for key, chain in chains.items():
-            session = self._session(key, chain)
+        budget, read = TEXT_TURNS, 0
+        for key in sorted(chains, key=lambda key: chains[key][-1], reverse=True):  # newest first
+            chain = chains[key]
+            session = self._session(key, chain, budget > 0)
+            budget -= len(chain)
             for folded, written in session.people.items():
                 people.setdefault(folded, written)
-            for name in session.mentions:
-                mentions[name] = mentions.get(name, 0) + 1
-            lowers.append(session.lower)
-        lower = frozenset(n for n in mentions if any(n in words for words in lowers))
+            if session.read:
+                read += 1
+                for name in session.mentions:
+                    mentions[name] = mentions.get(name, 0) + 1
+                proper |= session.proper
         user = scope.user_id if isinstance(scope.user_id, str) else None
         for name in user_names(user):
             people.setdefault(name, name.capitalize())
-        census = Census(sessions=len(chains), people=people, mentions=mentions, lower=lower)
+        census = Census(sessions=read, people=people, mentions=mentions, proper=frozenset(proper))
         if len(self._census) > 256:  # many users: keep the cache bounded
             self._census.clear()
         self._census[scope] = (version, census)
         return census
 
-    def _session(self, key: tuple[object, ...], chain: Sequence[tuple[float, str]]) -> _Session:
-        """The people of one session, counting only the turns added at its end since last time."""
+    def _session(self, key: tuple[object, ...], chain: Sequence[tuple[float, str]], read: bool) -> _Session:
+        """The people of one session (and with ``read``, the names its turns mention),
+        counting only the turns added at its end since last time."""
         known = self._sessions.get(key)
         first, last = chain[0][1], chain[-1][1]
-        same_start = known is not None and known.first == first
+        same_start = known is not None and known.first == first and (known.read or not read)
         if known is not None and same_start and known.size == len(chain) and known.last == last:
             return known
         grown = known is not None and known.size < len(chain) and chain[known.size - 1][1] == known.last
         if known is not None and same_start and grown:
             start = known.size
         else:
-            known, start = _Session(0, first, "", {}, set(), set()), 0
+            known, start = _Session(0, first, "", {}, set(), set(), read), 0
         ids = [memory_id for _, memory_id in chain[start:]]
-        self._count(ids, known)
+        self._count(ids, known, ids[-TEXT_TURNS:] if known.read else [])
         known.size, known.last = len(chain), last
         if len(self._sessions) >= MAX_SESSIONS and key not in self._sessions:
             self._sessions.clear()  # a server with many users: recount rather than grow
         self._sessions[key] = known
         return known
 
-    def _count(self, ids: Sequence[str], into: _Session) -> None:
+    def _count(self, ids: Sequence[str], into: _Session, texts: Sequence[str]) -> None:
         graph = self._backend.graph
         for memory_id in ids:
             node = graph.node(memory_id)
             for person in (node.get("participants") if node is not None else None) or ():
                 if isinstance(person, str) and person.strip():
                     into.people.setdefault(person.strip().casefold(), person.strip())
-        for text, _ in self._backend.rows(list(ids)).values():
+        for text, _ in self._backend.rows(list(texts)).values() if texts else ():
             into.mentions.update(name.casefold() for name in names(text))
-            into.lower.update(sys.intern(w) for w in _LOWER.findall(text))
+            into.proper.update(name.casefold() for name in _INSIDE.findall(text))

@@ -42,7 +42,7 @@ from ucma_core.scope import Scope
 from ucma_core.storage.backend import Backend
 from ucma_core.stores.episodic import EpisodicStore
 
-__all__ = ["Census", "Named", "People", "read_query", "user_names"]
+__all__ = ["Census", "Named", "People", "inside_names", "read_query", "user_names"]
 
 #: A name the turns of at least this share of a scope's sessions mention is a person of the scope.
 WIDESPREAD = 0.5
@@ -81,6 +81,16 @@ def user_names(user_id: object) -> set[str]:
     return {p for p in parts if len(p) >= 2 and p.isalpha()}
 
 
+def inside_names(text: str) -> set[str]:
+    """The capitalised words inside a sentence of ``text`` (not opening one), case-folded.
+
+    Examples:
+        >>> sorted(inside_names("Podcasts are fun. My sister Zainab likes them, says Ana."))
+        ['ana', 'zainab']
+    """
+    return {name.casefold() for name in _INSIDE.findall(text)}
+
+
 @dataclass(frozen=True)
 class Census:
     """Who a scope knows. ``people`` maps case-folded names to how they are written (the
@@ -105,12 +115,12 @@ class Census:
         """Whether ``name`` is a person of the scope (a participant, the user, or widespread)."""
         return name.casefold() in self.people or self.widespread(name)
 
-    def rare(self, name: str) -> bool:
+    def rare(self, name: str, *, inside: bool = False) -> bool:
         """Whether ``name`` is worth a second hop: not a known person, written capitalised
-        inside a sentence somewhere (not an ordinary word that opens sentences), named in few
-        sessions."""
+        inside a sentence somewhere (``inside``: in the text it was read from; not an ordinary
+        word that opens sentences), named in few sessions."""
         folded = name.casefold()
-        if folded in self.people or folded not in self.proper:
+        if folded in self.people or not (inside or folded in self.proper):
             return False
         return self.mentions.get(folded, 0) <= max(RARE_SESSIONS, RARE_SHARE * self.sessions)
 
@@ -243,4 +253,4 @@ class People:
                     into.people.setdefault(person.strip().casefold(), person.strip())
         for text, _ in self._backend.rows(list(texts)).values() if texts else ():
             into.mentions.update(name.casefold() for name in names(text))
-            into.proper.update(name.casefold() for name in _INSIDE.findall(text))
+            into.proper |= inside_names(text)

@@ -50,7 +50,7 @@ from ucma_core.retrieval.diversify import mmr
 from ucma_core.retrieval.filters import Filters
 from ucma_core.retrieval.fusion import fuse
 from ucma_core.retrieval.markers import about_user, demotion, inherit, pull
-from ucma_core.retrieval.people import Census, People, read_query, user_names
+from ucma_core.retrieval.people import Census, People, inside_names, read_query, user_names
 from ucma_core.retrieval.ranking import Factors, factors, is_current
 from ucma_core.retrieval.router import Route, RouteKind, route
 from ucma_core.retrieval.sets import is_set_question, result_count
@@ -433,8 +433,9 @@ class Retriever:
         named: dict[str, float] = {}
         skipped: dict[str, None] = {}
         for seed in _top(pre, fusion.hop_seeds):
+            inside = inside_names(texts.get(seed, ""))
             for name in names(texts.get(seed, ""), exclude=asked):
-                if census.rare(name):
+                if census.rare(name, inside=name.casefold() in inside):
                     named[name] = max(named.get(name, 0.0), pre[seed])
                 else:
                     skipped[name] = None

@@ -95,6 +95,15 @@ def test_content_free_turns_are_not_recalled(keep_all: Memory, said: str) -> Non
     assert [r.content for r in recalled.results] == ["I said thanks to Carla in Porto."]
 
 
+def test_a_pleasantry_naming_a_person_is_not_recalled(keep_all: Memory) -> None:
+    keep_all.observe("Good luck, Sam!", user_id="ana", session_id="old", participants=["Ana"], keep=True)
+    keep_all.observe(
+        "Sam sold his boat in Porto.", user_id="ana", session_id="old", participants=["Sam"], keep=True
+    )
+    recalled = talk(keep_all).recall(query="Good luck Sam boat")
+    assert [r.content for r in recalled.results] == ["Sam sold his boat in Porto."]
+
+
 def test_copies_of_recall_output_are_not_recalled(keep_all: Memory) -> None:
     seed(keep_all)
     conversation = talk(keep_all)

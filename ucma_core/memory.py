@@ -511,7 +511,7 @@ class Memory(Reads, Knowledge, Maintenance, Transfer, Owners):
         self,
         query: str,
         *,
-        k: int = 10,
+        k: int | None = None,
         user_id: ScopeId = None,
         agent_id: ScopeId = None,
         session_id: ScopeId = None,
@@ -527,6 +527,10 @@ class Memory(Reads, Knowledge, Maintenance, Transfer, Owners):
         reinforce: bool = True,
     ) -> list[RetrievalResult]:
         """The ``k`` memories most worth recalling for ``query``, best first.
+
+        ``k`` left unset returns 10, or 20 for a set question ("which places …", "all …",
+        "how many …", "list …", "what has Ana said about …": see
+        :mod:`ucma_core.retrieval.sets`); a ``k`` given is always kept.
 
         The query router reads the question (no model call): a time expression
         ("last week", "in May", "before the move") becomes a time range resolved
@@ -569,7 +573,7 @@ class Memory(Reads, Knowledge, Maintenance, Transfer, Owners):
         if not isinstance(reinforce, bool):
             raise InvalidInputError(f"reinforce must be a bool, not {type(reinforce).__name__}")
         text = check_content(query, max_chars=self.config.max_content_chars, what="query")
-        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 1000:
+        if k is not None and (isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 1000):
             raise InvalidInputError(f"k must be an int in 1..1000, got {k!r}")
         filters = Filters(
             scope=self._scope(user_id, agent_id, session_id),

@@ -324,7 +324,7 @@ class ScopedMemory:
         self,
         query: str,
         *,
-        k: int = 10,
+        k: int | None = None,
         session_id: ScopeId = None,
         memory_types: Sequence[MemoryType | str] | None = None,
         time_range: tuple[datetime | float, datetime | float] | None = None,

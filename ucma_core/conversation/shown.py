@@ -5,8 +5,8 @@ One rule for every adapter (:class:`~ucma_core.conversation.loop.Conversation` a
 * a memory that *is* a message of the window (its memory id, or the ``message_id``
   it was stored with, is among the window's ids) or says the same text as one;
 * a second memory with the same text as a better-ranked one (one fact three times);
-* a content-free turn: greetings, thanks, acknowledgements ("Noted.", "Good luck!"),
-  or text without a single word;
+* a content-free turn: greetings, thanks, acknowledgements ("Noted.", "Good luck!"), also
+  when they name someone a result was said by ("Bye, Sam!"), or text without a single word;
 * a copy of recall output: a memory whose text holds a rendered recall line
   (``- [2026-03-04] (fact) …``) or starts with a recall header.
 
@@ -19,21 +19,10 @@ import re
 from collections.abc import Collection, Iterable, Sequence
 
 from ucma_core.records import RetrievalResult
+from ucma_core.retrieval.substance import content_free
 
 __all__ = ["content_free", "fresh", "is_recall_output", "text_key"]
 
-#: Words that carry no fact on their own; a short turn made only of them is content-free.
-_PLEASANTRIES = frozenset(
-    """
-    hi hello hey hiya yo morning afternoon evening night good great nice cool fine ok okay k kk
-    alright right sure yes yeah yep yup no nope thanks thank thx ty cheers you your you're youre
-    so very much a lot noted got it understood will do done bye goodbye see later soon welcome
-    problem np sounds perfect awesome wonderful glad happy to help luck there all the best
-    take care have day
-    """.split()
-)
-#: A content-free turn has at most this many words.
-_PLEASANTRY_WORDS = 8
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 _RECALL_LINE = re.compile(r"^- \[\d{4}-\d{2}-\d{2}[^\]\n]*\] \([^)\n]+\) ", re.MULTILINE)
 _RECALL_HEADERS = ("relevant memories",)
@@ -47,20 +36,6 @@ def text_key(text: str) -> str:
         True
     """
     return " ".join(_WORD.findall(text.casefold()))
-
-
-def content_free(text: str) -> bool:
-    """Whether ``text`` says nothing worth recalling: no word at all, or a short greeting,
-    thanks or acknowledgement.
-
-    Examples:
-        >>> [content_free(t) for t in ("Noted.", "Good luck!", "Thanks a lot 🙂", "Hi!", "  ")]
-        [True, True, True, True, True]
-        >>> content_free("I moved to Lisbon.")
-        False
-    """
-    words = _WORD.findall(text.casefold())
-    return not words or (len(words) <= _PLEASANTRY_WORDS and all(w in _PLEASANTRIES for w in words))
 
 
 def is_recall_output(text: str) -> bool:
@@ -97,6 +72,7 @@ def fresh(
     """
     seen = {text_key(t) for t in texts}
     seen.discard("")
+    people = {p for r in results for p in getattr(r.record, "participants", ())}
     out: list[RetrievalResult] = []
     for result in results:
         if k is not None and len(out) >= k:
@@ -105,7 +81,7 @@ def fresh(
         if result.id in ids or (isinstance(message_id, str) and message_id in ids):
             continue
         key = text_key(result.content)
-        if key in seen or content_free(result.content) or is_recall_output(result.content):
+        if key in seen or content_free(result.content, names=people) or is_recall_output(result.content):
             continue
         seen.add(key)
         out.append(result)

@@ -7,10 +7,15 @@ Sources of candidates (all within the caller's scope and filters):
   "last summer" too);
 * time — when the router read a time (or anchored one on an event the query names), dense
   and keyword search again inside its span, widened by its graded edges;
-* speaker — "what did Caroline say …": dense search among episodes Caroline took part in;
+* speaker — people the query names whom the scope knows (participants, the user, names most
+  sessions use: :mod:`~ucma_core.retrieval.people`), or "what did Caroline say …": their
+  names leave the embedded query, their memories (turns they took part in, facts about
+  them) get the ``speaker`` signal, a preference and never a filter, and dense search
+  runs again among the turns of each (but the scope's own user);
 * entity — facts whose subject or object is named in the query, and the episodes they came from;
 * kind — procedures for "how do I …" questions;
-* hop — memories naming the people and places the best matches name (a second hop);
+* hop — memories naming the rare people and places the best matches name (a second hop;
+  a person of the scope or a word many sessions use is not followed, the route says which);
 * context — the session turns next to the best matches (a reply carries what it answers);
 * graph — bounded spreading activation from the best candidates;
 * marked — the correction of a candidate the sleep cycle marked revised, and the answer of
@@ -20,7 +25,8 @@ Sources of candidates (all within the caller's scope and filters):
 question names lifts the memories that fit it (:mod:`~ucma_core.retrieval.timefit`: evidence,
 not a filter), corrections and answers take over the relevance of what they correct or
 answer, the multi-factor rank weighs relevance with importance, recency and retention (and
-halves what the sleep cycle demoted), MMR removes near-duplicates, and every memory
+halves what the sleep cycle demoted), a content-free turn ("Bye, Sam!") scores below every
+content one (:mod:`~ucma_core.retrieval.substance`), MMR removes near-duplicates, and every memory
 returned is recorded as retrieved (which protects it from forgetting but never changes a
 later rank: reading is not rehearsing). Each result carries the router's decision, with the reasons of its
 time signal, and its neighbouring turns.
@@ -44,8 +50,11 @@ from ucma_core.retrieval.diversify import mmr
 from ucma_core.retrieval.filters import Filters
 from ucma_core.retrieval.fusion import fuse
 from ucma_core.retrieval.markers import about_user, below_corrections, demotion, inherit, pull
+from ucma_core.retrieval.people import Census, People, inside_names, read_query, user_names
 from ucma_core.retrieval.ranking import Factors, factors, is_current
 from ucma_core.retrieval.router import Route, RouteKind, route
+from ucma_core.retrieval.sets import is_set_question, result_count
+from ucma_core.retrieval.substance import content_last
 from ucma_core.retrieval.timefit import TimeAsk, fit, modulate, recency_fit
 from ucma_core.retrieval.timesignal import DAY, Span, local_day
 from ucma_core.storage.nodes import MemoryNode
@@ -59,6 +68,8 @@ _WORD = re.compile(r"[\w'-]+")
 _T = TypeVar("_T")
 #: How much of its strength a generated turn (the assistant's) passes on as context.
 GENERATED_CONTEXT = 0.5
+#: At most this many people a query names get a search among their own memories.
+MAX_SPEAKERS = 2
 
 
 def first_person(query: str, user_id: str | None) -> str:
@@ -92,6 +103,7 @@ class Retriever:
         self._stores = stores
         self._ctx = stores.ctx
         self._pool: ThreadPoolExecutor | None = None
+        self._people = People(stores.backend, stores.episodic)
 
     def close(self) -> None:
         if self._pool is not None:
@@ -125,30 +137,41 @@ class Retriever:
         self,
         query: str,
         *,
-        k: int,
+        k: int | None,
         filters: Filters,
         now: float,
         kind: RouteKind | None = None,
         diversify: bool = True,
         reinforce: bool = True,
     ) -> list[RetrievalResult]:
-        """Top ``k`` memories for ``query`` within ``filters``; each one returned is recorded as
-        retrieved (:meth:`StoreContext.retrieved`: it counts against forgetting, never in the
-        rank) unless ``reinforce=False`` (a look that leaves retention as it was).
-        ``diversify=False`` keeps the plain rank order (no MMR, no near-duplicate drop)."""
+        """Top ``k`` memories for ``query`` within ``filters`` (``k=None``: as many as the
+        question asks for, :func:`~ucma_core.retrieval.sets.result_count`); each one returned
+        is recorded as retrieved (:meth:`StoreContext.retrieved`: it counts against
+        forgetting, never in the rank) unless ``reinforce=False`` (a look that leaves
+        retention as it was). ``diversify=False`` keeps the plain rank order (no MMR, no
+        near-duplicate drop)."""
         ctx = self._ctx
         fusion = ctx.config.fusion
         plan = self.plan(query, now, kind)
+        notes: list[str] = []
+        if k is None and is_set_question(query):
+            notes.append("a set question: more results")
+        k = result_count(query, k)
         n = max(fusion.min_candidates, k * fusion.candidates_per_result)
         user = None if filters.any_user else filters.user_id
-        dense_text = first_person(plan.topic or query, user)  # type: ignore[arg-type]
+        census = self._census(filters)
+        named = read_query(query, census)
+        # known people are structure, not words: out of the embedded text, a preference below
+        dense_text = read_query(first_person(plan.topic or query, user), census).text  # type: ignore[arg-type]
         keyword_text = first_person(query, user)  # type: ignore[arg-type]
+        speakers = tuple(dict.fromkeys([*([plan.speaker] if plan.speaker else []), *named.people]))
+        if named.people:
+            notes.append("people named: " + ", ".join(named.people) + " (a preference for their memories)")
         keyword = self._in_background(lambda: self._keyword(keyword_text, n, filters, None))
         qvec = ctx.embedder.embed([dense_text])[0]
         signals: dict[str, dict[str, float]] = defaultdict(dict)
         vectors: dict[str, np.ndarray] = {}
         active = {"dense", "graph"}
-        notes: list[str] = []
 
         def add_dense(found: list[tuple[str, float, np.ndarray]]) -> None:
             for memory_id, distance, vector in found:
@@ -173,11 +196,14 @@ class Retriever:
             add_keyword(self._keyword(keyword_text, n, ranged, None))
             if not in_range:
                 notes.append("no memory is dated then: only what memories say about their own time counts")
-        if plan.speaker:
+        if speakers:
             active.add("speaker")
             keys = ctx.backend.keys
-            where = _and(filters.where(keys), {keys.participant(plan.speaker): True})
-            add_dense(ctx.backend.nearest(qvec, n, where))
+            # the scope's own user takes part in most of it: a search among their turns repeats the first
+            own = user_names(user)
+            for speaker in [p for p in speakers if p.casefold() not in own][:MAX_SPEAKERS]:
+                where = _and(filters.where(keys), {keys.participant(speaker): True})
+                add_dense(ctx.backend.nearest(qvec, n, where))
         if plan.kind is RouteKind.PROCEDURAL and _admits_type(filters, MemoryType.PROCEDURAL):
             active.add("kind")
             typed = dataclasses.replace(filters, memory_types=(MemoryType.PROCEDURAL,))
@@ -188,17 +214,18 @@ class Retriever:
             for memory_id, strength in entity_hits.items():
                 signals[memory_id]["entity"] = max(signals[memory_id].get("entity", 0.0), strength)
 
-        self._mark_structured(signals, plan)
+        self._mark_structured(signals, plan, speakers)
         pre = _strength(fuse(self._admissible(signals, filters), fusion, active - {"graph"}))
         turns = Turns(ctx.backend.graph)
         event = ask.event if ask is not None else None
         texts = self._texts(self._worth_reading(pre, turns, ask))
-        if self._hop(signals, pre, texts, keyword_text, user, filters):
+        if self._hop(signals, pre, texts, keyword_text, user, filters, census, notes):
             active.add("hop")
         if self._context(signals, pre, texts, turns, event):
             active.add("context")
-        reached = self._expand(signals, pre, filters)
-        self._mark_structured({i: signals[i] for i in reached}, plan)
+        self._expand(signals, pre, filters)
+        # every candidate, also those the hop, context and graph brought in
+        self._mark_structured(signals, plan, speakers)
         for memory_id in pull(signals, ctx.backend.graph.node):  # corrections and answers
             signals.setdefault(memory_id, {})
         nodes = self._complete(signals, vectors, filters, qvec)
@@ -229,6 +256,8 @@ class Retriever:
             scored[memory_id] = (value, scored[memory_id][1])  # never above its correction
         # a total order: exact ties go to the newer memory, then to the id (creation order)
         ranked = sorted(scored, key=lambda i: (-scored[i][0], -float(nodes[i].timestamp), i))
+        if self._content_last(ranked, scored, texts, signals, census, k):
+            ranked = sorted(scored, key=lambda i: (-scored[i][0], -float(nodes[i].timestamp), i))
         order = (
             mmr(
                 ranked,
@@ -264,6 +293,38 @@ class Retriever:
                 for result in top:
                     ctx.retrieved(result.id, now)
         return top
+
+    # ------------------------------------------------------------------ people
+    def _census(self, filters: Filters) -> Census:
+        """Who the scope knows (:mod:`~ucma_core.retrieval.people`), cached per scope."""
+        self._people.rebind(self._stores.episodic)
+        return self._people.census(filters.scope)
+
+    def _content_last(
+        self,
+        ranked: list[str],
+        scored: dict[str, tuple[float, Factors]],
+        texts: dict[str, str],
+        signals: dict[str, dict[str, float]],
+        census: Census,
+        k: int,
+    ) -> bool:
+        """Scale content-free turns below every content one among the best candidates
+        (:mod:`~ucma_core.retrieval.substance`); reads the text of enough of them to fill
+        ``k`` with content. Whether any score changed."""
+        width = 2 * k + 10
+        while True:
+            window = ranked[:width]
+            texts.update(self._texts([i for i in window if i not in texts]))
+            factors = content_last(window, {i: scored[i][0] for i in window}, texts, names=census.names())
+            if width >= len(ranked) or len(window) - len(factors) >= k:
+                break
+            width *= 2
+        for memory_id, factor in factors.items():
+            score, f = scored[memory_id]
+            scored[memory_id] = (score * factor, f)
+            signals[memory_id]["content_free"] = factor
+        return bool(factors)
 
     # ------------------------------------------------------------------ time
     def _time_ask(self, plan: Route, filters: Filters, now: float, notes: list[str]) -> TimeAsk | None:
@@ -363,9 +424,13 @@ class Retriever:
         query: str,
         user: object,
         filters: Filters,
+        census: Census,
+        notes: list[str],
     ) -> bool:
         """Memories naming someone (or somewhere) the best matches name but the query does not:
-        each gets the strength of the best match naming them (a second hop)."""
+        each gets the strength of the best match naming them (a second hop). Only rare names
+        are followed: not a person the scope knows (a participant, the user), nor a word that
+        many sessions use (:meth:`Census.rare`); ``notes`` says which were and which not."""
         fusion = self._ctx.config.fusion
         if fusion.hop <= 0 or fusion.hop_seeds == 0:
             return False
@@ -373,11 +438,19 @@ class Retriever:
         if isinstance(user, str):
             asked.update(re.split(r"[-_.@\s]", user.lower()))
         named: dict[str, float] = {}
+        skipped: dict[str, None] = {}
         for seed in _top(pre, fusion.hop_seeds):
+            inside = inside_names(texts.get(seed, ""))
             for name in names(texts.get(seed, ""), exclude=asked):
-                named[name] = max(named.get(name, 0.0), pre[seed])
+                if census.rare(name, inside=name.casefold() in inside):
+                    named[name] = max(named.get(name, 0.0), pre[seed])
+                else:
+                    skipped[name] = None
+        if skipped:
+            notes.append("hop skips " + ", ".join(skipped) + " (a person of the scope or a common word)")
         if not named:
             return False
+        notes.append("hop follows " + ", ".join(named) + " (rare names)")
         hits = [i for i, _ in self._keyword(" ".join(named), 4 * len(named) + 4, filters, None)]
         found = False
         for memory_id, text in self._texts([i for i in hits if i not in texts]).items():
@@ -490,18 +563,25 @@ class Retriever:
         return found
 
     # ------------------------------------------------------------------ assembly
-    def _mark_structured(self, signals: dict[str, dict[str, float]], plan: Route) -> None:
-        """Speaker and kind signals, read from the candidates' graph nodes."""
+    def _mark_structured(
+        self, signals: dict[str, dict[str, float]], plan: Route, speakers: Sequence[str]
+    ) -> None:
+        """Speaker and kind signals, read from the candidates' graph nodes: a memory of a
+        person the query names (they took part in it, or it is a fact about them) gets
+        ``speaker``, a procedure for "how do I" gets ``kind``."""
         graph = self._ctx.backend.graph
-        speaker = plan.speaker.lower() if plan.speaker else None
+        people = {p.casefold() for p in speakers}
         procedural = plan.kind is RouteKind.PROCEDURAL
-        if not speaker and not procedural:
+        if not people and not procedural:
             return
         for memory_id, sig in signals.items():
             node = graph.node(memory_id)
             if node is None:
                 continue
-            if speaker and speaker in {p.lower() for p in node.get("participants", ())}:
+            if people and (
+                people.intersection(p.casefold() for p in node.get("participants", ()))
+                or str(node.get("subject", "")).casefold() in people
+            ):
                 sig["speaker"] = 1.0
             if procedural and node.get("memory_type") == MemoryType.PROCEDURAL.value:
                 sig["kind"] = 1.0

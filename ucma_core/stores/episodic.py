@@ -10,6 +10,7 @@ chains are rebuilt from the graph when the folder is opened.
 from __future__ import annotations
 
 import bisect
+import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +23,9 @@ from ucma_core.stores.context import StoreContext, new_id
 __all__ = ["EpisodeDraft", "EpisodicStore"]
 
 SessionKey = tuple[str | None, str | None, str | None]
+#: Versions of the episode indexes, increasing across every store of the process (a rebuilt
+#: store never repeats an earlier version, so a cache keyed on one cannot be stale).
+_VERSIONS = itertools.count(1)
 
 
 @dataclass(frozen=True)
@@ -50,6 +54,8 @@ class EpisodicStore:
         self._ctx = ctx
         self._times: list[tuple[float, str]] = []  # sorted (timestamp, id) over all episodes
         self._sessions: dict[SessionKey, list[tuple[float, str]]] = {}
+        #: Changes whenever an episode enters or leaves the indexes (see :meth:`chains`).
+        self.version = next(_VERSIONS)
 
     # ------------------------------------------------------------------ indexes
     def index(self, memory_id: str, attrs: Mapping[str, Any]) -> None:
@@ -58,12 +64,14 @@ class EpisodicStore:
         Consolidated episodes (those with ``source_ids``) are in the time index but
         not in their session's turn chain."""
         key = (float(attrs["timestamp"]), memory_id)
+        self.version = next(_VERSIONS)
         bisect.insort(self._times, key)
         if not attrs.get("source_ids"):
             bisect.insort(self._sessions.setdefault(self._session_key(attrs), []), key)
 
     def unindex(self, memory_id: str, attrs: Mapping[str, Any]) -> None:
         key = (float(attrs["timestamp"]), memory_id)
+        self.version = next(_VERSIONS)
         for seq in (self._times, self._sessions.get(self._session_key(attrs), [])):
             i = bisect.bisect_left(seq, key)
             if i < len(seq) and seq[i] == key:
@@ -168,6 +176,12 @@ class EpisodicStore:
         if len(chains) == 1:
             return [memory_id for _, memory_id in chains[0]]
         return [memory_id for _, memory_id in sorted(k for seq in chains for k in seq)]
+
+    def chains(self, scope: Scope) -> dict[SessionKey, Sequence[tuple[float, str]]]:
+        """The turn chain of every session in ``scope``: ``(timestamp, id)`` in time order, by
+        ``(user_id, agent_id, session_id)`` (episodes without a session form one chain per
+        user and agent). Read-only views: :attr:`version` tells when they changed."""
+        return {key: seq for key, seq in self._sessions.items() if seq and scope.admits_key(*key)}
 
     def neighbours(self, memory_id: str) -> tuple[str | None, str | None]:
         """The episodes just before and just after ``memory_id`` in its session."""

@@ -1,0 +1,256 @@
+"""People as structure: who a scope's memories are by and about, and the names a query gives them.
+
+In a conversation between two people every question names one of them ("What did Caroline
+say about the race?"), and the turns that contain little but that name ("Bye, Caroline!")
+are the nearest neighbours of the embedded question. So retrieval reads the names in a
+query against the people the memory knows in the scope (its :class:`Census`):
+
+* the **participants** an app passed to ``observe`` (the speaker of each turn first);
+* the **user** of the scope, when the user id is a name (``"ana"``, ``"ana-42"``);
+* names the turns of **most sessions** mention (a companion an app never passed in).
+
+A known person named in a query is taken out of the embedded query text and becomes a
+soft preference for that person's memories (their turns, facts about them), never a filter.
+The second hop of retrieval (memories naming someone the best matches name) follows only
+**rare** names: a known person, or a capitalised word that half the sessions use
+("Honestly", "Sounds"), links nothing.
+
+The census is counted per session and cached: a query reads it again only for the sessions
+that changed since the last one (a new turn reads that turn alone). Everything else here is
+a pure function.
+
+Examples:
+    >>> census = Census(sessions=10, people={"caroline": "Caroline", "melanie": "Melanie"},
+    ...                 mentions={"zainab": 1, "sounds": 7, "melanie": 9}, proper={"zainab", "melanie"})
+    >>> named = read_query("What did Caroline say about Zainab's new job?", census)
+    >>> named.people
+    ('Caroline',)
+    >>> print(named.text)
+    What did say about Zainab's new job?
+    >>> census.rare("Zainab"), census.rare("Sounds"), census.rare("Melanie")
+    (True, False, False)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from ucma_core.retrieval.context import names
+from ucma_core.scope import Scope
+from ucma_core.storage.backend import Backend
+from ucma_core.stores.episodic import EpisodicStore
+
+__all__ = ["Census", "Named", "People", "inside_names", "read_query", "user_names"]
+
+#: A name the turns of at least this share of a scope's sessions mention is a person of the scope.
+WIDESPREAD = 0.5
+#: ... once the scope has at least this many sessions.
+WIDESPREAD_SESSIONS = 4
+#: A name is rare when at most this share of the sessions mention it (and at least
+#: :data:`RARE_SESSIONS` sessions are always allowed).
+RARE_SHARE = 0.2
+RARE_SESSIONS = 3
+
+#: Sessions whose counts are kept between queries.
+MAX_SESSIONS = 5000
+#: The text of about this many of the newest turns is read for the names they mention (the
+#: sessions they belong to, and at most this many turns of one session); older sessions
+#: count their participants only. Bounds the first query of a scope.
+TEXT_TURNS = 1000
+
+_NAME = re.compile(r"(?<![\w'])([^\W\d_][\w-]*)((?:'s|’s|s')(?!\w))?")
+_SPACES = re.compile(r"\s{2,}")
+#: A capitalised word inside a sentence (not opening one): how names are written.
+_INSIDE = re.compile(r"(?<=[^\s.!?:;\"(]\s)([A-Z][a-z]{2,}(?:-[A-Z][a-z]+)?)\b")
+
+
+def user_names(user_id: object) -> set[str]:
+    """The names a user id stands for, case-folded: the id and its first part before ``-``,
+    ``_``, ``.``, ``@`` or a space, when they are words of two letters or more.
+
+    Examples:
+        >>> sorted(user_names("ana-42")), user_names("u1"), user_names(None)
+        (['ana'], set(), set())
+    """
+    if not isinstance(user_id, str):
+        return set()
+    folded = user_id.casefold()
+    parts = {folded, re.split(r"[-_.@\s]", folded)[0]}
+    return {p for p in parts if len(p) >= 2 and p.isalpha()}
+
+
+def inside_names(text: str) -> set[str]:
+    """The capitalised words inside a sentence of ``text`` (not opening one), case-folded.
+
+    Examples:
+        >>> sorted(inside_names("Podcasts are fun. My sister Zainab likes them, says Ana."))
+        ['ana', 'zainab']
+    """
+    return {name.casefold() for name in _INSIDE.findall(text)}
+
+
+@dataclass(frozen=True)
+class Census:
+    """Who a scope knows. ``people`` maps case-folded names to how they are written (the
+    participants and the user); ``mentions`` counts, per case-folded name, the sessions
+    whose turns name it; ``sessions`` is how many sessions the scope has."""
+
+    sessions: int = 0
+    people: Mapping[str, str] = field(default_factory=dict)
+    mentions: Mapping[str, int] = field(default_factory=dict)
+    #: Names written capitalised inside a sentence somewhere ("my sister Zainab"); a word
+    #: that is capitalised only where it opens a sentence ("Podcasts are …") is no name.
+    proper: frozenset[str] = frozenset()
+
+    def widespread(self, name: str) -> bool:
+        """Whether the turns of most sessions name ``name``."""
+        return (
+            self.sessions >= WIDESPREAD_SESSIONS
+            and self.mentions.get(name.casefold(), 0) >= WIDESPREAD * self.sessions
+        )
+
+    def known(self, name: str) -> bool:
+        """Whether ``name`` is a person of the scope (a participant, the user, or widespread)."""
+        return name.casefold() in self.people or self.widespread(name)
+
+    def rare(self, name: str, *, inside: bool = False) -> bool:
+        """Whether ``name`` is worth a second hop: not a known person, written capitalised
+        inside a sentence somewhere (``inside``: in the text it was read from; not an ordinary
+        word that opens sentences), named in few sessions."""
+        folded = name.casefold()
+        if folded in self.people or not (inside or folded in self.proper):
+            return False
+        return self.mentions.get(folded, 0) <= max(RARE_SESSIONS, RARE_SHARE * self.sessions)
+
+    def names(self) -> set[str]:
+        """Every known person's name, case-folded (participants, the user, widespread names)."""
+        return set(self.people) | {n for n in self.mentions if self.widespread(n)}
+
+
+@dataclass(frozen=True)
+class Named:
+    """The known people a query names (as written in the memory, in query order) and the
+    query without them (what is embedded)."""
+
+    people: tuple[str, ...] = ()
+    text: str = ""
+
+
+def read_query(query: str, census: Census) -> Named:
+    """The known people ``query`` names, and ``query`` without their names (and their
+    possessive ``'s``). A name counts when it is capitalised in the query, or when the
+    query has no capital letter at all ("what did caroline say"). A query that would be
+    left with no word keeps its text."""
+    lowercase = query == query.casefold()
+    found: dict[str, None] = {}
+
+    def drop(m: re.Match[str]) -> str:
+        word = m.group(1)
+        folded = word.casefold()
+        if not (lowercase or word[0].isupper()) or not census.known(word):
+            return m.group(0)
+        found[census.people.get(folded, word)] = None
+        return ""
+
+    text = _SPACES.sub(" ", _NAME.sub(drop, query)).strip()
+    text = re.sub(r"\s+([?.!,;:])", r"\1", text)
+    if not found or not re.search(r"\w", text):
+        return Named(tuple(found), query)
+    return Named(tuple(found), text)
+
+
+@dataclass
+class _Session:
+    """What one session's turns say about people: its first ``size`` turns, from ``first``
+    to ``last``."""
+
+    size: int
+    first: str
+    last: str
+    people: dict[str, str]
+    mentions: set[str]
+    proper: set[str]
+    #: Whether the text of its turns was read (else only participants were counted).
+    read: bool
+
+
+class People:
+    """The :class:`Census` of each scope, kept per session and recounted only where a session
+    changed (reads the episode index, the graph and the keyword rows of new turns)."""
+
+    def __init__(self, backend: Backend, episodic: EpisodicStore) -> None:
+        self._backend = backend
+        self._episodic = episodic
+        self._sessions: dict[tuple[object, ...], _Session] = {}
+        self._census: dict[Scope, tuple[int, Census]] = {}
+
+    def rebind(self, episodic: EpisodicStore) -> None:
+        """Read a rebuilt episode index from now on (after the stores were rebuilt)."""
+        if episodic is not self._episodic:
+            self._episodic = episodic
+            self._census.clear()
+
+    def census(self, scope: Scope) -> Census:
+        """Who ``scope`` knows (cached until an episode enters or leaves the indexes)."""
+        version = self._episodic.version
+        cached = self._census.get(scope)
+        if cached is not None and cached[0] == version:
+            return cached[1]
+        people: dict[str, str] = {}
+        mentions: dict[str, int] = {}
+        proper: set[str] = set()
+        chains = self._episodic.chains(scope)
+        budget, read = TEXT_TURNS, 0
+        for key in sorted(chains, key=lambda key: chains[key][-1], reverse=True):  # newest first
+            chain = chains[key]
+            session = self._session(key, chain, budget > 0)
+            budget -= len(chain)
+            for folded, written in session.people.items():
+                people.setdefault(folded, written)
+            if session.read:
+                read += 1
+                for name in session.mentions:
+                    mentions[name] = mentions.get(name, 0) + 1
+                proper |= session.proper
+        user = scope.user_id if isinstance(scope.user_id, str) else None
+        for name in user_names(user):
+            people.setdefault(name, name.capitalize())
+        census = Census(sessions=read, people=people, mentions=mentions, proper=frozenset(proper))
+        if len(self._census) > 256:  # many users: keep the cache bounded
+            self._census.clear()
+        self._census[scope] = (version, census)
+        return census
+
+    def _session(self, key: tuple[object, ...], chain: Sequence[tuple[float, str]], read: bool) -> _Session:
+        """The people of one session (and with ``read``, the names its turns mention),
+        counting only the turns added at its end since last time."""
+        known = self._sessions.get(key)
+        first, last = chain[0][1], chain[-1][1]
+        same_start = known is not None and known.first == first and (known.read or not read)
+        if known is not None and same_start and known.size == len(chain) and known.last == last:
+            return known
+        grown = known is not None and known.size < len(chain) and chain[known.size - 1][1] == known.last
+        if known is not None and same_start and grown:
+            start = known.size
+        else:
+            known, start = _Session(0, first, "", {}, set(), set(), read), 0
+        ids = [memory_id for _, memory_id in chain[start:]]
+        self._count(ids, known, ids[-TEXT_TURNS:] if known.read else [])
+        known.size, known.last = len(chain), last
+        if len(self._sessions) >= MAX_SESSIONS and key not in self._sessions:
+            self._sessions.clear()  # a server with many users: recount rather than grow
+        self._sessions[key] = known
+        return known
+
+    def _count(self, ids: Sequence[str], into: _Session, texts: Sequence[str]) -> None:
+        graph = self._backend.graph
+        for memory_id in ids:
+            node = graph.node(memory_id)
+            for person in (node.get("participants") if node is not None else None) or ():
+                if isinstance(person, str) and person.strip():
+                    into.people.setdefault(person.strip().casefold(), person.strip())
+        for text, _ in self._backend.rows(list(texts)).values() if texts else ():
+            into.mentions.update(name.casefold() for name in names(text))
+            into.proper |= inside_names(text)

@@ -42,7 +42,7 @@ class LocalMiniLMEmbedder:
     L2 normalisation, as sentence-transformers does for this model).
 
     Args:
-        batch_size: Texts per ONNX run. Texts are sorted by length first, and each run
+        batch_size: Texts per ONNX run. Texts are tokenised and sorted by token count first, and each run
             is padded to its longest text only.
         max_length: Tokens kept per text (longer texts are truncated), at most 512.
         threads: ONNX runs at once, each on one onnxruntime thread that never

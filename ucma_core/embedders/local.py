@@ -42,7 +42,7 @@ class LocalMiniLMEmbedder:
     L2 normalisation, as sentence-transformers does for this model).
 
     Args:
-        batch_size: Texts per ONNX run. Texts are sorted by length first, and each run
+        batch_size: Texts per ONNX run. Texts are tokenised and sorted by token count first, and each run
             is padded to its longest text only.
         max_length: Tokens kept per text (longer texts are truncated), at most 512.
         threads: ONNX runs at once, each on one onnxruntime thread that never
@@ -166,8 +166,12 @@ class LocalMiniLMEmbedder:
         if not items:
             return []
         runner = self._load()
-        # Batch texts of similar length together: less padding, faster runs.
-        order = sorted(range(len(items)), key=lambda i: len(items[i]))
+        # Tokenise once, then batch texts of the same token count together: the model's
+        # work grows with the padded length of each run, so sorting by token count (not
+        # by characters) leaves almost no padding.
+        ids = runner.tokenize(items)
+        lengths = [len(row) for row, _ in ids]
+        order = sorted(range(len(items)), key=lengths.__getitem__)
         batches = [
             order[start : start + self._batch_size] for start in range(0, len(order), self._batch_size)
         ]
@@ -175,10 +179,10 @@ class LocalMiniLMEmbedder:
         workers = min(self._workers(), len(batches))
         if workers <= 1:
             for rows in batches:
-                out[rows] = runner([items[i] for i in rows])
-        else:  # onnxruntime and the tokenizer release the GIL while they run
+                out[rows] = runner.run([ids[i] for i in rows])
+        else:  # onnxruntime releases the GIL while it runs
             with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ucma-minilm") as pool:
-                done = pool.map(lambda rows: runner([items[i] for i in rows]), batches)
+                done = pool.map(lambda rows: runner.run([ids[i] for i in rows]), batches)
                 for rows, vectors in zip(batches, done, strict=True):
                     out[rows] = vectors
         result: list[list[float]] = out.tolist()
@@ -216,7 +220,9 @@ class _Runner:
         input_names: list[str],
         output_name: str,
         errors: tuple[type[BaseException], ...],
+        pad: tuple[int, int],
     ) -> None:
+        self._pad_id, self._pad_type_id = pad
         self._tokenizer = tokenizer
         self._session = session
         self._input_names = input_names
@@ -240,11 +246,8 @@ class _Runner:
         tokenizer = tokenizers.Tokenizer.from_file(str(tokenizer_path))
         padding = tokenizer.padding or {}
         tokenizer.enable_truncation(max_length=max_length)
-        tokenizer.enable_padding(
-            pad_id=int(padding.get("pad_id", 0)),
-            pad_type_id=int(padding.get("pad_type_id", 0)),
-            pad_token=str(padding.get("pad_token", "[PAD]")),
-        )
+        tokenizer.no_padding()  # each run is padded to its own longest text (see ``run``)
+        pad = (int(padding.get("pad_id", 0)), int(padding.get("pad_type_id", 0)))
 
         errors = _onnxruntime_errors(ort)
         options = ort.SessionOptions()
@@ -269,23 +272,30 @@ class _Runner:
         hidden = [o for o in outputs if len(o.shape) == 3]
         if not hidden:
             raise ConfigurationError(f"{model_path} has no token-level output to pool")
-        return cls(tokenizer, session, input_names, hidden[0].name, errors)
+        return cls(tokenizer, session, input_names, hidden[0].name, errors, pad)
 
-    def __call__(self, texts: list[str]) -> np.ndarray:
-        encodings = self._tokenizer.encode_batch(texts)
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-        feeds = {
-            "input_ids": ids,
-            "attention_mask": mask,
-            "token_type_ids": np.array([e.type_ids for e in encodings], dtype=np.int64),
-        }
+    def tokenize(self, texts: list[str]) -> list[tuple[list[int], list[int]]]:
+        """The token ids and token type ids of each text (truncated, not padded)."""
+        return [(e.ids, e.type_ids) for e in self._tokenizer.encode_batch(texts)]
+
+    def run(self, rows: list[tuple[list[int], list[int]]]) -> np.ndarray:
+        """One unit vector per text, from its token and type ids (:meth:`tokenize`); one ONNX
+        run padded to the longest text of ``rows``."""
+        width = max(len(ids) for ids, _ in rows)
+        ids = np.full((len(rows), width), self._pad_id, dtype=np.int64)
+        types = np.full((len(rows), width), self._pad_type_id, dtype=np.int64)
+        mask = np.zeros((len(rows), width), dtype=np.int64)
+        for n, (row, row_types) in enumerate(rows):
+            ids[n, : len(row)] = row
+            types[n, : len(row)] = row_types
+            mask[n, : len(row)] = 1
+        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
         try:
             (hidden,) = self._session.run(
                 [self._output_name], {name: feeds[name] for name in self._input_names}
             )
         except self._errors as e:
-            raise ProviderError(f"onnxruntime failed while embedding {len(texts)} texts: {e}") from e
+            raise ProviderError(f"onnxruntime failed while embedding {len(rows)} texts: {e}") from e
         weights = mask[:, :, None].astype(np.float32)
         summed = (hidden * weights).sum(axis=1, dtype=np.float64)
         pooled = summed / np.clip(weights.sum(axis=1, dtype=np.float64), 1e-9, None)

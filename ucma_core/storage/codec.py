@@ -94,6 +94,9 @@ def scope_value(value: str | None) -> str:
 KEY_PREFIXES = ("tag:", "participant:", "meta:")
 
 
+_KNOWN_KEYS = 4096  # keys each ChromaKeys remembers
+
+
 class ChromaKeys:
     """How one folder names the Chroma metadata keys of tags, participants and the caller's
     metadata values.
@@ -115,10 +118,13 @@ class ChromaKeys:
         True
     """
 
-    __slots__ = ("_mac",)
+    __slots__ = ("_known", "_mac")
 
     def __init__(self, secret: bytes | None) -> None:
         self._mac = None if secret is None else hmac.new(secret, digestmod=hashlib.sha256)
+        # the same few tags, participants and metadata names recur on every write: each
+        # key is worked out once (a bounded map, emptied when full)
+        self._known: dict[tuple[str, str], str] = {}
 
     @classmethod
     def from_hex(cls, secret: str | None) -> ChromaKeys:
@@ -126,11 +132,19 @@ class ChromaKeys:
         return cls(None if secret is None else bytes.fromhex(secret))
 
     def _hashed(self, prefix: str, text: str) -> str:
+        known = self._known.get((prefix, text))
+        if known is not None:
+            return known
         if self._mac is None:
-            return prefix + hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
-        mac = self._mac.copy()
-        mac.update((prefix + text).encode("utf-8"))
-        return prefix + mac.hexdigest()[:24]
+            key = prefix + hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
+        else:
+            mac = self._mac.copy()
+            mac.update((prefix + text).encode("utf-8"))
+            key = prefix + mac.hexdigest()[:24]
+        if len(self._known) >= _KNOWN_KEYS:
+            self._known.clear()
+        self._known[prefix, text] = key
+        return key
 
     def tag(self, tag: str) -> str:
         """The boolean key that marks a memory as carrying ``tag``."""

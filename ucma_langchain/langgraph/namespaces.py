@@ -23,6 +23,7 @@ stay short), which is how a search of ``("users",)`` finds the items of
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Callable, Sequence
@@ -138,6 +139,12 @@ def _digest(value: object) -> str:
 
 def prefix_tag(prefix: Sequence[str]) -> str:
     """The tag carried by every item whose namespace starts with ``prefix``."""
+    return _prefix_tag(tuple(prefix))
+
+
+@functools.lru_cache(maxsize=4096)
+def _prefix_tag(prefix: tuple[str, ...]) -> str:
+    # the same few namespaces recur on every write of a batch: each tag is worked out once
     return f"lg-ns:{_digest(list(prefix))}" if prefix else STORE_TAG
 
 

@@ -49,6 +49,7 @@ _TABLES = [
     "ALTER TABLE records ADD COLUMN IF NOT EXISTS dl integer GENERATED ALWAYS AS (coalesce(array_length("
     "regexp_split_to_array(btrim(regexp_replace(content, '[^[:alnum:]]+', ' ', 'g')), ' '), 1), 0)) STORED",
     "CREATE INDEX IF NOT EXISTS records_tsv ON records USING gin (tsv)",
+    "CREATE INDEX IF NOT EXISTS records_dl ON records (dl)",
     "CREATE INDEX IF NOT EXISTS records_scope ON records (user_id, agent_id, session_id)",
     "CREATE TABLE IF NOT EXISTS pending (id text PRIMARY KEY, document text NOT NULL, fields text NOT NULL, "
     "vector double precision[] NOT NULL, since timestamptz NOT NULL DEFAULT clock_timestamp())",

@@ -45,9 +45,12 @@ _TABLES = [
     "CREATE TABLE IF NOT EXISTS records (id text PRIMARY KEY, content text NOT NULL, user_id text NOT NULL, "
     "agent_id text NOT NULL, session_id text NOT NULL, memory_type text NOT NULL, ts double precision "
     "NOT NULL, stored text, tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', content)) STORED)",
-    # the text's length in word tokens (as the folder's FTS5 counts them), for BM25
-    "ALTER TABLE records ADD COLUMN IF NOT EXISTS dl integer GENERATED ALWAYS AS (coalesce(array_length("
-    "regexp_split_to_array(btrim(regexp_replace(content, '[^[:alnum:]]+', ' ', 'g')), ' '), 1), 0)) STORED",
+    # the text's length in word tokens (as the folder's FTS5 counts them), for BM25; added to a
+    # table made before it (one rewrite), without locking the table when it is there already
+    "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = "
+    "current_schema() AND table_name = 'records' AND column_name = 'dl') THEN ALTER TABLE records "
+    "ADD COLUMN dl integer GENERATED ALWAYS AS (coalesce(array_length(regexp_split_to_array(btrim("
+    "regexp_replace(content, '[^[:alnum:]]+', ' ', 'g')), ' '), 1), 0)) STORED; END IF; END $$",
     "CREATE INDEX IF NOT EXISTS records_tsv ON records USING gin (tsv)",
     "CREATE INDEX IF NOT EXISTS records_dl ON records (dl)",
     "CREATE INDEX IF NOT EXISTS records_scope ON records (user_id, agent_id, session_id)",

@@ -14,7 +14,8 @@ install. Each memory is one schema (``ucma_<memory>``) with these tables:
     the graph folded at ``meta.snapshot_seq`` (one row per node or edge).
 ``records``
     every memory's text, scope, type and time, a copy of its stored fields, and a
-    ``tsvector`` for keyword search (the folder's ``keywords.sqlite3``).
+    ``tsvector`` for keyword search (the folder's ``keywords.sqlite3``) and the text's
+    length in words (``dl``, for BM25).
 ``pending``
     committed records whose vectors are not in Chroma yet (id, text, stored fields,
     vector): written in the transaction that commits the record, deleted once a flush
@@ -44,7 +45,14 @@ _TABLES = [
     "CREATE TABLE IF NOT EXISTS records (id text PRIMARY KEY, content text NOT NULL, user_id text NOT NULL, "
     "agent_id text NOT NULL, session_id text NOT NULL, memory_type text NOT NULL, ts double precision "
     "NOT NULL, stored text, tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', content)) STORED)",
+    # the text's length in word tokens (as the folder's FTS5 counts them), for BM25; added to a
+    # table made before it (one rewrite), without locking the table when it is there already
+    "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = "
+    "current_schema() AND table_name = 'records' AND column_name = 'dl') THEN ALTER TABLE records "
+    "ADD COLUMN dl integer GENERATED ALWAYS AS (coalesce(array_length(regexp_split_to_array(btrim("
+    "regexp_replace(content, '[^[:alnum:]]+', ' ', 'g')), ' '), 1), 0)) STORED; END IF; END $$",
     "CREATE INDEX IF NOT EXISTS records_tsv ON records USING gin (tsv)",
+    "CREATE INDEX IF NOT EXISTS records_dl ON records (dl)",
     "CREATE INDEX IF NOT EXISTS records_scope ON records (user_id, agent_id, session_id)",
     "CREATE TABLE IF NOT EXISTS pending (id text PRIMARY KEY, document text NOT NULL, fields text NOT NULL, "
     "vector double precision[] NOT NULL, since timestamptz NOT NULL DEFAULT clock_timestamp())",

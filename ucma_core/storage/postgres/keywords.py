@@ -5,9 +5,10 @@
 memory's text, scope, type, time and a copy of its stored fields (``rows`` serves
 ``remember`` without a Chroma read), and a generated ``tsvector`` (English stemming)
 with a GIN index answers keyword queries: any of the query's keywords
-(:func:`~ucma_core.storage.keywords.keywords`, stop words dropped), ranked by
-``ts_rank_cd``. Rows of a write that is not committed yet are invisible to readers
-because every caller keeps only ids that are nodes of its graph.
+(:func:`~ucma_core.storage.keywords.keywords`, stop words dropped), ranked by BM25
+computed as the folder's SQLite FTS5 does (same formula, same scale in fusion). Rows
+of a write that is not committed yet are invisible to readers because every caller
+keeps only ids that are nodes of its graph.
 """
 
 from __future__ import annotations
@@ -22,6 +23,27 @@ from ucma_core.storage.postgres.journal import db_errors
 __all__ = ["PgKeywordIndex", "ts_query"]
 
 _CHUNK = 500
+
+# BM25 as SQLite FTS5's bm25() computes it (k1 = 1.2, b = 0.75, idf = ln((N - df + 0.5) /
+# (df + 0.5)) floored at 1e-6; N, df and the mean length over the whole table; a text's
+# length in word tokens, its term frequency from the tsvector's positions), so a shared
+# memory ranks keyword hits like a folder does. Candidates and each query term's df come
+# from the GIN index, N and the mean length from an index-only scan of ``records_dl``.
+_BM25_SQL = """
+WITH stats AS (SELECT count(*)::float8 AS n, coalesce(avg(dl), 0)::float8 AS avgdl FROM records),
+idf AS (
+    SELECT t.lexeme, greatest(ln((s.n - t.df + 0.5) / (t.df + 0.5)), 1e-6) AS idf
+    FROM (VALUES {terms}) AS t (lexeme, df) CROSS JOIN stats s
+),
+hits AS (SELECT id, ts, tsv, dl FROM records WHERE tsv @@ to_tsquery('english', %s) {filters})
+SELECT h.id, sum(i.idf * (tf.f * 2.2) / (tf.f + 1.2 * (0.25 + 0.75 * h.dl / greatest(s.avgdl, 1e-9))))
+FROM hits h CROSS JOIN stats s CROSS JOIN LATERAL unnest(h.tsv) u
+JOIN idf i ON i.lexeme = u.lexeme
+CROSS JOIN LATERAL (SELECT coalesce(array_length(u.positions, 1), 1)::float8 AS f) tf
+GROUP BY h.id, h.ts ORDER BY 2 DESC, h.ts, h.id LIMIT %s
+"""
+# one query term and its df (a GIN count)
+_TERM = "(%s::text, (SELECT count(*)::float8 FROM records WHERE tsv @@ quote_literal(%s::text)::tsquery))"
 
 
 def ts_query(text: str) -> str | None:
@@ -154,15 +176,19 @@ class PgKeywordIndex:
         )
         if found is None:
             return []
-        sql = [
-            "SELECT id, ts_rank_cd(tsv, q, 1) FROM records, to_tsquery('english', %s) q WHERE tsv @@ q",
-            *found[0],
-        ]
-        args: list[object] = [expr, *found[1]]
-        sql.append("ORDER BY 2 DESC, id LIMIT %s")
-        args.append(n)
         with db_errors("searching keywords"):
-            rows = self._conn.execute(" ".join(sql), args).fetchall()
+            lexemes = [
+                str(r[0])
+                for r in self._conn.execute(
+                    "SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', %s))",
+                    (" ".join(keywords(query)[:64]),),
+                )
+            ]
+            if not lexemes:
+                return []
+            sql = _BM25_SQL.format(terms=", ".join([_TERM] * len(lexemes)), filters=" ".join(found[0]))
+            args: list[object] = [*(x for lexeme in lexemes for x in (lexeme, lexeme)), expr, *found[1], n]
+            rows = self._conn.execute(sql, args).fetchall()
         return [KeywordHit(memory_id, float(score)) for memory_id, score in rows]
 
     def rewrite_stored(

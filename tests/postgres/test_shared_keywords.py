@@ -1,0 +1,58 @@
+"""A shared memory's keyword index ranks like a folder's: the same BM25 scores (formula,
+term statistics over the whole table, document lengths in words) and the same order of
+ties, so fusion sees the same keyword evidence in both modes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from tests.postgres.conftest import Servers
+from ucma_core.storage.keywords import KeywordIndex, KeywordRow
+from ucma_core.storage.postgres import PostgresTarget
+from ucma_core.storage.postgres.connection import create_schema
+from ucma_core.storage.postgres.keywords import PgKeywordIndex
+
+TEXTS = [
+    "Ana's sister lives in Porto near the river",
+    "Ana moved to a new flat on Rua das Flores last spring",
+    "The ferry to the island leaves at nine; Ana missed the ferry twice",
+    "Bruno plays the cello in a small orchestra",
+    "Ana said the cello lessons were expensive",
+    "A long note about the weather, the garden, the cat, the neighbours and the island trip",
+    "Ana loves the island",
+    "Ana loves the island",
+]
+QUERIES = [
+    "Where does Ana's sister live?",
+    "Which ferry did Ana miss?",
+    "Who plays the cello?",
+    "island trip",
+    "flat flowers spring",
+    "nothing matches zebra",
+]
+
+
+def test_postgres_keyword_search_ranks_and_scores_like_the_folder(servers: Servers, tmp_path: Path) -> None:
+    rows = [
+        KeywordRow(f"m{n:02d}", text, "ana" if n != 3 else "bruno", None, None, "episodic", float(n))
+        for n, text in enumerate(TEXTS)
+    ]
+    folder = KeywordIndex(tmp_path)
+    folder.add(rows)
+    target = PostgresTarget.parse(servers.url())
+    with psycopg.connect(target.conninfo, autocommit=True) as conn:
+        create_schema(conn, target)
+        shared = PgKeywordIndex(conn)
+        shared.add(rows)
+        for query in QUERIES:
+            for user in ("ana", False):
+                want = folder.search(query, 5, user_id=user)
+                got = shared.search(query, 5, user_id=user)
+                assert [h.id for h in got] == [h.id for h in want], (query, user)
+                assert [h.score for h in got] == pytest.approx([h.score for h in want], rel=1e-9)
+        in_range = shared.search("island", 5, user_id="ana", time_range=(6.0, 7.0))
+        assert [h.id for h in in_range] == ["m06", "m07"]
+    folder.close()

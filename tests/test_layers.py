@@ -27,7 +27,7 @@ LAYERS: list[set[str]] = [
     },
     {"embedders", "storage", "dynamics"},
     {"stores", "providers", "working_memory", "attachments"},
-    {"retrieval", "consolidation"},
+    {"retrieval", "consolidation", "corrections"},
     {"memory_base", "reads", "knowledge", "maintenance", "transfer", "owners", "scoped", "memory"},
     {"conversation", "portable", "plots", "cli", "shared"},
 ]

@@ -32,6 +32,7 @@ NOT_FORWARDED = {
     "attach",  # what adapters keep in the folder is the whole memory's
     "detach",
     "check_space",
+    "flush",  # the write-behind is the whole memory's
     "link",  # graph plumbing by id, not scoped
     "edges",
     "neighbours",

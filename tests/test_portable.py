@@ -150,7 +150,7 @@ def test_round_trip_keeps_records_edges_and_answers(
 
     with open_at(tmp_path / "copy", clock) as copy:
         imported = import_memory(copy, file)
-        copy.flush()  # scores compare to 6 decimals: records still waiting for Chroma can differ in the last
+        copy.flush()  # scores compare to 6 decimals: a record waiting for Chroma can differ in the 6th
         assert (imported.memories, imported.skipped, imported.embedded) == (len(records), 0, 0)
         assert imported.edges == len(edges) and imported.edges_skipped == 0
         assert snapshot(copy) == (records, edges)

@@ -1189,8 +1189,9 @@ def _damaged_folder(folder: Path) -> dict[str, Any]:
 
 def late_writes(folder: Path) -> dict[str, Any]:
     """The last writes to the folder :func:`damage_template` builds (run in a child that then
-    exits without closing the memory)."""
-    mem = open_memory(folder, base_config())
+    exits without closing the memory). Group commit is off: with it on, a record not yet flushed
+    to Chroma has the journal as its only full copy, and these trials delete the journal."""
+    mem = open_memory(folder, base_config(group_commit=GroupCommitConfig(enabled=False)))
     ids = [mem.observe(f"late note {i}", user_id="u") for i in range(5)]
     fact = mem.assert_fact("Ana", "lives in", "Porto", user_id="u", exclusive=True).id
     mem.remember("late note", user_id="u", k=3)

@@ -177,10 +177,12 @@ def test_ranking_reads_live_state_from_the_graph(keep_all: Memory, clock) -> Non
     assert fact.id not in ids
 
 
-def test_close_stops_the_keyword_thread(folder, clock) -> None:
+def test_remember_runs_on_the_callers_thread(folder, clock) -> None:
+    # the keyword search runs on the caller's thread while Chroma's query runs on its own
     m = Memory(folder, embedder=HashingEmbedder(), clock=clock)
     m.observe("a memory to search", importance=0.9)
-    m.remember("memory")
-    assert any(t.name.startswith("ucma-keyword") for t in threading.enumerate())
+    m.flush()
+    before = {t.ident for t in threading.enumerate()}
+    assert [r.content for r in m.remember("memory")] == ["a memory to search"]
+    assert {t.ident for t in threading.enumerate()} <= before
     m.close()
-    assert not any(t.name.startswith("ucma-keyword") for t in threading.enumerate())

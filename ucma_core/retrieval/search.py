@@ -38,9 +38,8 @@ import dataclasses
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime, timedelta, timezone
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
@@ -65,7 +64,6 @@ from ucma_core.validation import EPOCH_MAX, EPOCH_MIN
 __all__ = ["Retriever", "first_person"]
 
 _WORD = re.compile(r"[\w'-]+")
-_T = TypeVar("_T")
 #: How much of its strength a generated turn (the assistant's) passes on as context.
 GENERATED_CONTEXT = 0.5
 #: At most this many people a query names get a search among their own memories.
@@ -97,25 +95,15 @@ def first_person(query: str, user_id: str | None) -> str:
 
 
 class Retriever:
-    """Runs :meth:`search` for one memory; :meth:`close` stops its helper thread."""
+    """Runs :meth:`search` for one memory."""
 
     def __init__(self, stores: FolderStores) -> None:
         self._stores = stores
         self._ctx = stores.ctx
-        self._pool: ThreadPoolExecutor | None = None
         self._people = People(stores.backend, stores.episodic)
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True)
-            self._pool = None
-
-    def _in_background(self, fn: Callable[[], _T]) -> Future[_T]:
-        """Run ``fn`` on the helper thread. The keyword search waits on SQLite while the
-        query is embedded and Chroma searched, both of which release the GIL."""
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ucma-keyword")
-        return self._pool.submit(fn)
+        """Nothing to release (kept for callers: retrieval runs on the caller's thread)."""
 
     def plan(self, query: str, now: float, kind: RouteKind | None) -> Route:
         """The router's decision, with the caller's override of the kind applied."""
@@ -167,8 +155,14 @@ class Retriever:
         speakers = tuple(dict.fromkeys([*([plan.speaker] if plan.speaker else []), *named.people]))
         if named.people:
             notes.append("people named: " + ", ".join(named.people) + " (a preference for their memories)")
-        keyword = self._in_background(lambda: self._keyword(keyword_text, n, filters, None))
         qvec = ctx.embedder.embed([dense_text])[0]
+        # Chroma's query releases the GIL: the keyword and entity searches run meanwhile
+        dense = ctx.backend.nearest_later(qvec, n, filters.where(ctx.backend.keys))
+        try:
+            keyword = self._keyword(keyword_text, n, filters, None)
+            entity_hits = self._entity_candidates(query, plan, filters)
+        finally:
+            nearest = dense()
         signals: dict[str, dict[str, float]] = defaultdict(dict)
         vectors: dict[str, np.ndarray] = {}
         active = {"dense", "graph"}
@@ -182,10 +176,18 @@ class Retriever:
             for memory_id, score in found:
                 signals[memory_id]["keyword"] = max(signals[memory_id].get("keyword", 0.0), score)
 
-        add_dense(ctx.backend.nearest(qvec, n, filters.where(ctx.backend.keys)))
-        add_keyword(keyword.result())
+        add_dense(nearest)
+        add_keyword(keyword)
         if any("keyword" in s for s in signals.values()):
             active.add("keyword")
+        # the vectors of the keyword and entity candidates dense search missed: read meanwhile
+        graph = ctx.backend.graph
+        early = [
+            i
+            for i in dict.fromkeys([*signals, *entity_hits])
+            if i not in vectors and (node := graph.node(i)) is not None and filters.admits(node)
+        ]
+        prefetch = (set(early), ctx.backend.vectors_of_later(early))
 
         ask = self._time_ask(plan, filters, now, notes) if filters.time_range is None else None
         if ask is not None and ask.span is not None:
@@ -208,7 +210,6 @@ class Retriever:
             active.add("kind")
             typed = dataclasses.replace(filters, memory_types=(MemoryType.PROCEDURAL,))
             add_dense(ctx.backend.nearest(qvec, max(5, k), typed.where(ctx.backend.keys)))
-        entity_hits = self._entity_candidates(query, plan, filters)
         if entity_hits:
             active.add("entity")
             for memory_id, strength in entity_hits.items():
@@ -228,7 +229,7 @@ class Retriever:
         self._mark_structured(signals, plan, speakers)
         for memory_id in pull(signals, ctx.backend.graph.node):  # corrections and answers
             signals.setdefault(memory_id, {})
-        nodes = self._complete(signals, vectors, filters, qvec)
+        nodes = self._complete(signals, vectors, filters, qvec, prefetch)
 
         relevance = fuse(signals, fusion, active)
         if ask is not None:
@@ -414,7 +415,7 @@ class Retriever:
         """The text of each of ``ids`` (one read of the keyword index's stored rows)."""
         if not ids:
             return {}
-        return {i: text for i, (text, _) in self._ctx.backend.rows(list(ids)).items()}
+        return self._ctx.backend.texts(list(ids))
 
     def _hop(
         self,
@@ -620,19 +621,24 @@ class Retriever:
         vectors: dict[str, np.ndarray],
         filters: Filters,
         qvec: Sequence[float],
+        prefetch: tuple[set[str], Callable[[], dict[str, np.ndarray]]],
     ) -> dict[str, MemoryNode]:
         """The graph record of every admissible candidate; drops the others from ``signals``.
 
         The vectors of admissible candidates no dense search returned (keyword, entity
         and graph ones) are read in one lookup (those read before come from the vector
-        cache, see :meth:`Backend.vectors_of`); their dense signal is the cosine
-        similarity to the query. Tags and metadata filters are checked here for them.
+        cache, see :meth:`Backend.vectors_of`); ``prefetch`` holds the ids whose read
+        started earlier and the function that waits for it. Their dense signal is the
+        cosine similarity to the query. Tags and metadata filters are checked here for them.
         """
         graph = self._ctx.backend.graph
         missing = [
             i for i in signals if i not in vectors and (n := graph.node(i)) is not None and filters.admits(n)
         ]
-        vectors.update(self._ctx.backend.vectors_of(missing))
+        asked, read = prefetch
+        early = read()
+        vectors.update((i, early[i]) for i in missing if i in early)
+        vectors.update(self._ctx.backend.vectors_of([i for i in missing if i not in asked]))
         if filters.needs_row and missing:
             rows = self._ctx.backend.rows(missing)
             keys = self._ctx.backend.keys

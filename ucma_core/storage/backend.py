@@ -1001,10 +1001,20 @@ class Backend:
         answers ids, distances and the vectors retrieval needs (MMR, cosines)."""
         return self.vectors.nearest(vector, n, where)
 
+    def nearest_later(
+        self, vector: Sequence[float], n: int, where: Where | None
+    ) -> Callable[[], list[tuple[str, float, np.ndarray]]]:
+        """:meth:`nearest` started: the function returned (which must be called) waits for it."""
+        return self.vectors.nearest_later(vector, n, where)
+
     def vectors_of(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         """``{id: float32 stored vector}`` for those of ``ids`` that exist (those read before
         come from the vector cache, the others in one read)."""
         return self.vectors.vectors_of(ids)
+
+    def vectors_of_later(self, ids: Sequence[str]) -> Callable[[], dict[str, np.ndarray]]:
+        """:meth:`vectors_of` started: the function returned (which must be called) waits for it."""
+        return self.vectors.vectors_of_later(ids)
 
     def rows(self, ids: Sequence[str]) -> dict[str, tuple[str, dict[str, Any]]]:
         """``{id: (text, stored fields)}`` for those of ``ids`` that exist: from the keyword
@@ -1013,6 +1023,14 @@ class Backend:
         if len(rows) < len(ids):
             rows.update(self.vectors.get([i for i in ids if i not in rows]))
         return rows
+
+    def texts(self, ids: Sequence[str]) -> dict[str, str]:
+        """``{id: text}`` for those of ``ids`` that exist (as :meth:`rows`, fields not decoded)."""
+        read = getattr(self.keywords, "texts", None)  # a shared memory's index: from its rows
+        found = dict(read(ids)) if read is not None else {}
+        if len(found) < len(ids):
+            found.update((i, t) for i, (t, _) in self.rows([i for i in ids if i not in found]).items())
+        return found
 
     def fetch(self, ids: Sequence[str]) -> dict[str, MemoryRecord]:
         """Full records for those of ``ids`` that exist (see :meth:`rows`)."""

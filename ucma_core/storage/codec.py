@@ -15,12 +15,13 @@ A memory is split in two places:
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import hmac
 import json
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from enum import Enum
 from functools import cache
 from typing import Any
@@ -273,8 +274,29 @@ def _converter(hint: Any) -> Any:
     return lambda v: v
 
 
-def _convert(hint: Any, value: Any) -> Any:
-    return None if value is None else _converter(hint)(value)
+@cache
+def _plan(mtype: MemoryType) -> tuple[tuple[str, bool, Callable[[], Any], Callable[[Any], Any]], ...]:
+    """For each field of the record class of ``mtype``: its name, whether it is a scope
+    field, the value of a missing one and the converter of a stored one (worked out once)."""
+    cls = RECORD_CLASSES[mtype]
+    hints = _hints(cls)
+    plan = []
+    for f in dataclasses.fields(cls):
+        empty: Callable[[], Any]
+        if f.default is not dataclasses.MISSING:
+            empty = functools.partial(_same, f.default)
+        elif f.default_factory is not dataclasses.MISSING:
+            empty = f.default_factory
+        elif typing.get_origin(hints[f.name]) is tuple:
+            empty = tuple
+        else:
+            empty = functools.partial(_same, None)
+        plan.append((f.name, f.name in _SCOPE_FIELDS, empty, _converter(hints[f.name])))
+    return tuple(plan)
+
+
+def _same(value: Any) -> Any:
+    return value
 
 
 def decode(
@@ -284,32 +306,28 @@ def decode(
     try:
         mtype = MemoryType(metadata["memory_type"])
         cls = RECORD_CLASSES[mtype]
-        hints = _hints(cls)
         packed = json.loads(str(metadata.get("record", "{}")))
-        metadata = {**metadata, **packed}
         values: dict[str, Any] = {
             "id": memory_id,
             "memory_type": mtype,
             "content": document,
             "metadata": packed.get("metadata", {}),
         }
-        for f in dataclasses.fields(cls):
-            if f.name in values:
+        for name, scope, empty, convert in _plan(mtype):
+            if name in values:
                 continue
-            raw = metadata.get(f.name)
-            if node is not None and f.name in node:
-                raw = node[f.name]
-            if f.name in _SCOPE_FIELDS:
-                values[f.name] = raw or None
-            elif raw is None:
-                if f.default is not dataclasses.MISSING:
-                    values[f.name] = f.default
-                elif f.default_factory is not dataclasses.MISSING:
-                    values[f.name] = f.default_factory()
-                else:
-                    values[f.name] = () if typing.get_origin(hints[f.name]) is tuple else None
+            if node is not None and name in node:
+                raw = node[name]
+            elif name in packed:
+                raw = packed[name]
             else:
-                values[f.name] = _convert(hints[f.name], raw)
+                raw = metadata.get(name)
+            if scope:
+                values[name] = raw or None
+            elif raw is None:
+                values[name] = empty()
+            else:
+                values[name] = convert(raw)
         return cls(**values)
     except (KeyError, ValueError, TypeError, json.JSONDecodeError) as e:
         raise CorruptStoreError(f"stored record {memory_id!r} cannot be decoded: {e}") from e

@@ -291,6 +291,25 @@ class KeywordIndex:
             raise StorageError(f"cannot read rows from keyword index {self.path}: {e}") from e
         return out
 
+    def texts(self, ids: Sequence[str]) -> dict[str, str]:
+        """``{id: text}`` for those of ``ids`` whose row keeps its fields (as :meth:`rows`,
+        without decoding the fields)."""
+        out: dict[str, str] = {}
+        try:
+            for start in range(0, len(ids), 500):
+                chunk = list(ids[start : start + 500])
+                marks = ",".join("?" * len(chunk))
+                out.update(
+                    self._db.execute(
+                        "SELECT r.id, m.content FROM rowids r JOIN memories m ON m.rowid = r.fts "
+                        f"WHERE r.id IN ({marks}) AND r.stored IS NOT NULL",
+                        chunk,
+                    )
+                )
+        except sqlite3.Error as e:
+            raise StorageError(f"cannot read texts from keyword index {self.path}: {e}") from e
+        return out
+
     def search(
         self,
         query: str,

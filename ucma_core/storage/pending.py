@@ -427,6 +427,17 @@ class BufferedVectorStore(VectorStore):
         with self._io:
             return super()._run(what, fn)
 
+    def _run_later(self, what: str, fn: Callable[[Any], T]) -> Callable[[], T]:
+        # the lock is not held in between: the worker runs the calls in the order queued
+        with self._io:
+            answer = super()._run_later(what, fn)
+
+        def finish() -> T:
+            with self._io:
+                return answer()
+
+        return finish
+
     # ------------------------------------------------------------------ writes
     def upsert(
         self,
@@ -463,26 +474,37 @@ class BufferedVectorStore(VectorStore):
         return super().sanitize_index()
 
     # ------------------------------------------------------------------ reads
-    def nearest(
+    def nearest_later(
         self, vector: Sequence[float], n: int, where: Where | None = None
-    ) -> list[tuple[str, float, np.ndarray]]:
+    ) -> Callable[[], list[tuple[str, float, np.ndarray]]]:
         # the buffer first: a record that lands in Chroma meanwhile is then found there
         waiting = self.pending.search(vector, n, where)
-        stored = super().nearest(vector, n, where)
+        answer = super().nearest_later(vector, n, where)
         if not waiting:
-            return stored
-        seen = {hit[0] for hit in waiting}
-        merged = waiting + [hit for hit in stored if hit[0] not in seen]
-        merged.sort(key=lambda hit: hit[1])
-        return merged[:n]
+            return answer
 
-    def vectors_of(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        def merged() -> list[tuple[str, float, np.ndarray]]:
+            seen = {hit[0] for hit in waiting}
+            hits = waiting + [hit for hit in answer() if hit[0] not in seen]
+            hits.sort(key=lambda hit: hit[1])
+            return hits[:n]
+
+        return merged
+
+    def vectors_of_later(self, ids: Sequence[str]) -> Callable[[], dict[str, np.ndarray]]:
+        # the buffer first: a record leaves it only once Chroma holds it
         waiting = self.pending.rows(ids)
         out = {i: row.vector for i, row in waiting.items()}
         rest = [i for i in ids if i not in waiting]
-        if rest:
-            out.update(super().vectors_of(rest))
-        return out
+        if not rest:
+            return lambda: out
+        answer = super().vectors_of_later(rest)
+
+        def found() -> dict[str, np.ndarray]:
+            out.update(answer())
+            return out
+
+        return found
 
     def rows_with_vectors(self, ids: Sequence[str]) -> dict[str, tuple[str, Metadata, list[float]]]:
         waiting = self.pending.rows(ids)

@@ -143,18 +143,26 @@ class _Worker:
                 with contextlib.suppress(InvalidStateError):
                     future.set_result(result)
 
-    def call(self, fn: Callable[[], T]) -> T:
+    def submit(self, fn: Callable[[], T]) -> Future[T]:
+        """Queue ``fn``; :meth:`wait` for its answer."""
         future: Future[T] = Future()
         with self._ready:
             if self._stopped:
                 raise StorageError("the Chroma worker is stopped")
             self._jobs.append((fn, future))
             self._ready.notify()
+        return future
+
+    def wait(self, future: Future[T]) -> T:
+        """The answer of a call :meth:`submit` queued, waiting at most :attr:`timeout`."""
         try:
             return future.result(timeout=self.timeout)
         except FutureTimeout as e:
             future.cancel()
             raise _Timeout() from e
+
+    def call(self, fn: Callable[[], T]) -> T:
+        return self.wait(self.submit(fn))
 
     def stop(self) -> None:
         with self._ready:
@@ -228,8 +236,18 @@ class VectorStore:
         self._connect()
 
     def _call(self, what: str, fn: Callable[[], T]) -> T:
+        return self._begin(what, fn)()
+
+    def _begin(self, what: str, fn: Callable[[], T]) -> Callable[[], T]:
+        """Start ``fn`` on the worker thread; the function returned waits for its answer
+        (with the errors of :meth:`_call`). The caller must call it: a Chroma query that
+        releases the GIL leaves the caller's thread free for other work meanwhile."""
+        future = self._worker.submit(fn)
+        return lambda: self._finish(what, future)
+
+    def _finish(self, what: str, future: Future[T]) -> T:
         try:
-            return self._worker.call(fn)
+            return self._worker.wait(future)
         except _Timeout:
             self._broken = True
             self._worker.stop()  # the stuck thread is abandoned; calls go to a new one
@@ -253,12 +271,16 @@ class VectorStore:
             raise storage_error(e, f"Chroma {what}", folder=self.embedded_path) from e
 
     def _run(self, what: str, fn: Callable[[Any], T]) -> T:
+        return self._run_later(what, fn)()
+
+    def _run_later(self, what: str, fn: Callable[[Any], T]) -> Callable[[], T]:
+        """:meth:`_run` started: the function returned waits for the answer (see :meth:`_begin`)."""
         if self._broken:
             self._reconnect()
         if self._col is None:
             raise StorageError("no Chroma collection is open")
         col = self._col
-        return self._call(what, lambda: fn(col))
+        return self._begin(what, lambda: fn(col))
 
     def _chunks(self, items: Sequence[Any]) -> Iterator[slice]:
         for start in range(0, len(items), self.max_batch):
@@ -459,8 +481,16 @@ class VectorStore:
         """``(id, cosine distance, float32 vector)`` of the nearest ``n`` records matching
         ``where``, nearest first. Reads no text or metadata, which makes it cheaper than
         :meth:`query`."""
+        return self.nearest_later(vector, n, where)()
+
+    def nearest_later(
+        self, vector: Sequence[float], n: int, where: Where | None = None
+    ) -> Callable[[], list[tuple[str, float, np.ndarray]]]:
+        """:meth:`nearest` started on the worker thread: the function returned waits for
+        its answer (it must be called). Chroma's query releases the GIL, so the caller
+        can do other work (a keyword search) while it runs."""
         if n <= 0:
-            return []
+            return list
         kwargs: dict[str, Any] = {
             "query_embeddings": [list(vector)],
             "n_results": n,
@@ -469,32 +499,55 @@ class VectorStore:
         if where:
             kwargs["where"] = where
         token = self.cache.token()
-        res = self._run("querying", lambda col: col.query(**kwargs))
-        found = [
-            (i, float(d), np.asarray(v, dtype=np.float32))
-            for i, d, v in zip(res["ids"][0], res["distances"][0], res["embeddings"][0], strict=True)
-        ]
-        self.cache.put({i: v for i, _, v in found}, token)
+        answer = self._run_later("querying", lambda col: col.query(**kwargs))
+
+        def found() -> list[tuple[str, float, np.ndarray]]:
+            res = answer()
+            hits = [
+                (i, float(d), np.asarray(v, dtype=np.float32))
+                for i, d, v in zip(res["ids"][0], res["distances"][0], res["embeddings"][0], strict=True)
+            ]
+            self.cache.put({i: v for i, _, v in hits}, token)
+            return hits
+
         return found
 
     def vectors_of(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         """``{id: float32 vector}`` for those of ``ids`` that exist (no text or metadata read);
         Chroma is asked only for those not in :attr:`cache`."""
+        return self.vectors_of_later(ids)()
+
+    def vectors_of_later(self, ids: Sequence[str]) -> Callable[[], dict[str, np.ndarray]]:
+        """:meth:`vectors_of` started on the worker thread: the function returned waits for
+        its answer (it must be called; see :meth:`nearest_later`)."""
         out = self.cache.get(ids)
         missing = [i for i in ids if i not in out]
         if not missing:
-            return out
+            return lambda: out
         token = self.cache.token()
-        read: dict[str, np.ndarray] = {}
-        for res in self._get(missing, ["embeddings"]):
-            read.update(
-                (i, np.asarray(v, dtype=np.float32))
-                for i, v in zip(res["ids"], res["embeddings"], strict=True)
-                if v is not None
-            )
-        self.cache.put(read, token)
-        out.update(read)
-        return out
+        answers = []
+        for part in self._chunks(missing):
+            batch = list(missing[part])
+
+            def read(col: Any, batch: list[str] = batch) -> Any:
+                return col.get(ids=batch, include=["embeddings"])
+
+            answers.append(self._run_later(f"reading {len(batch)} record(s)", read))
+
+        def found() -> dict[str, np.ndarray]:
+            read: dict[str, np.ndarray] = {}
+            for answer in answers:
+                res = answer()
+                read.update(
+                    (i, np.asarray(v, dtype=np.float32))
+                    for i, v in zip(res["ids"], res["embeddings"], strict=True)
+                    if v is not None
+                )
+            self.cache.put(read, token)
+            out.update(read)
+            return out
+
+        return found
 
     def rows_with_vectors(self, ids: Sequence[str]) -> dict[str, tuple[str, Metadata, list[float]]]:
         """``{id: (document, metadata, vector)}`` for those of ``ids`` that exist."""

@@ -47,7 +47,9 @@ def test_remember_never_returns_another_users_memories(items, reader, query_word
 
 
 def files_with(folder: Path, text: bytes) -> list[str]:
-    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file() and text in p.read_bytes())
+    return sorted(
+        str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file() and text in p.read_bytes()
+    )
 
 
 def test_forget_user_removes_every_trace(mem: Memory) -> None:
@@ -93,7 +95,7 @@ def test_forget_user_leaves_no_trace_through_later_queries_writes_and_opens(fold
         assert files_with(folder, b"saffron") == [], query
     tea = mem.observe("Bob likes tea", user_id="bob", importance=0.9)
     mem.flush()
-    assert [h.id for h in mem.remember("tea", user_id="bob")][0] == tea
+    assert mem.remember("tea", user_id="bob")[0].id == tea
     assert files_with(folder, b"saffron") == []
     mem.close()
     with Memory(folder, embedder=HashingEmbedder()) as again:

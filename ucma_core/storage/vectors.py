@@ -628,7 +628,8 @@ class VectorStore:
         threshold = hnsw.get("sync_threshold")
         if not isinstance(threshold, int) or self.count() == 0:
             return
-        self._call("saving the vector index", lambda: col.modify(configuration={"hnsw": {"sync_threshold": 1}}))
+        once = {"hnsw": {"sync_threshold": 1}}
+        self._call("saving the vector index", lambda: col.modify(configuration=once))
         try:
             self._reconnect()
             self.count()  # a read applies the log to the index, which the threshold of 1 saves

@@ -3,36 +3,17 @@ they claim to be (fast, offline, no model)."""
 
 from __future__ import annotations
 
-import json
 import re
-import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from benchmarks.heldout.generate import DEFAULT_OUT, KINDS, SHAPES, build_dataset, content_words, main
+from benchmarks.heldout.run import latest_first, select, small_talk, without_names
+from tests._datasets import assert_fresh, dataset_fixtures
 
-from benchmarks.heldout.generate import DEFAULT_OUT, KINDS, SHAPES, build_dataset, content_words, main  # noqa: E402
-from benchmarks.heldout.run import latest_first, select, small_talk, without_names  # noqa: E402
-from benchmarks.quality.generate import dumps  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def text() -> str:
-    return dumps(build_dataset())
-
-
-@pytest.fixture(scope="module")
-def data(text: str) -> dict:
-    return json.loads(text)
-
-
-@pytest.fixture(scope="module")
-def turns(data: dict) -> dict[str, dict]:
-    return {t["turn_id"]: t for t in data["turns"]}
+text, data, turns = dataset_fixtures(build_dataset)
 
 
 @pytest.fixture(scope="module")
@@ -41,10 +22,7 @@ def people(data: dict) -> dict[str, list[str]]:
 
 
 def test_the_shipped_file_is_a_fresh_generation_byte_for_byte(text: str) -> None:
-    assert dumps(build_dataset()) == text
-    assert DEFAULT_OUT.read_text(encoding="utf-8") == text, (
-        "benchmarks/heldout/data/conversations.json is stale: run python -m benchmarks.heldout.generate"
-    )
+    assert_fresh(text, build_dataset, DEFAULT_OUT, "benchmarks.heldout.generate")
     assert main(["--check", str(DEFAULT_OUT)]) == 0
 
 

@@ -3,46 +3,25 @@
 from __future__ import annotations
 
 import calendar
-import json
 import re
-import sys
 from collections import Counter
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from benchmarks.quality.baselines import BM25Index, rrf, stem, tokenize  # noqa: E402
-from benchmarks.quality.generate import DEFAULT_OUT, KINDS, build_dataset, dumps  # noqa: E402
-from benchmarks.quality.metrics import evaluate, recall_at_k, reciprocal_rank  # noqa: E402
+from benchmarks.quality.baselines import BM25Index, rrf, stem, tokenize
+from benchmarks.quality.generate import DEFAULT_OUT, KINDS, build_dataset
+from benchmarks.quality.metrics import evaluate, recall_at_k, reciprocal_rank
+from tests._datasets import assert_fresh, dataset_fixtures
 
 MONTHS = list(calendar.month_name)[1:]
 
-
-@pytest.fixture(scope="module")
-def text() -> str:
-    return dumps(build_dataset())
-
-
-@pytest.fixture(scope="module")
-def data(text: str) -> dict:
-    return json.loads(text)
-
-
-@pytest.fixture(scope="module")
-def turns(data: dict) -> dict[str, dict]:
-    return {t["turn_id"]: t for t in data["turns"]}
+text, data, turns = dataset_fixtures(build_dataset)
 
 
 def test_generator_is_deterministic_and_matches_the_shipped_file(text: str) -> None:
-    assert dumps(build_dataset()) == text
-    assert DEFAULT_OUT.read_text(encoding="utf-8") == text, (
-        "benchmarks/quality/data/conversations.json is stale: run python -m benchmarks.quality.generate"
-    )
+    assert_fresh(text, build_dataset, DEFAULT_OUT, "benchmarks.quality.generate")
 
 
 def test_size_and_shape(data: dict, text: str) -> None:

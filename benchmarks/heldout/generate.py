@@ -25,8 +25,6 @@ Every question is asked at 09:00 UTC the day after its conversation's last sessi
 
 from __future__ import annotations
 
-import argparse
-import json
 import random
 import re
 import sys
@@ -36,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ..quality.baselines import tokenize
-from ..quality.generate import dumps
+from ..quality.generate import run_cli
 from . import chatter
 from .facts import FACTS, PARAPHRASES
 from .people import CHATS, Chat, Person
@@ -322,25 +320,14 @@ def build_dataset(seed: int = SEED) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=None, help="write the dataset here")
-    parser.add_argument("--check", type=Path, default=None, help="verify a file equals a fresh generation")
-    parser.add_argument("--seed", type=int, default=SEED)
-    args = parser.parse_args(argv)
-    text = dumps(build_dataset(args.seed))
-    if args.check:
-        same = args.check.read_text(encoding="utf-8") == text
-        print(f"{args.check}: {'identical' if same else 'DIFFERS from a fresh generation'}")
-        return 0 if same else 1
-    out = args.out or DEFAULT_OUT
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text, encoding="utf-8")
-    data = json.loads(text)
-    print(
-        f"wrote {out}: {len(data['users'])} conversations, {len(data['sessions'])} sessions, "
-        f"{len(data['turns'])} turns, {len(data['questions'])} questions, {len(text.encode()) / 1e6:.2f} MB"
+    return run_cli(
+        argv,
+        doc=__doc__ or "",
+        build=build_dataset,
+        default_out=DEFAULT_OUT,
+        seed=SEED,
+        scopes="conversations",
     )
-    return 0
 
 
 if __name__ == "__main__":

@@ -29,7 +29,9 @@ import argparse
 import json
 import random
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from . import builder, harder
 from .builder import UserBuilder
@@ -96,26 +98,42 @@ def dumps(dataset: dict) -> str:
     return ",\n".join(parts) + "}\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def run_cli(
+    argv: list[str] | None,
+    *,
+    doc: str,
+    build: Callable[[int], dict[str, Any]],
+    default_out: Path,
+    seed: int,
+    scopes: str = "users",
+) -> int:
+    """The command line of a dataset generator: write ``build(seed)`` serialised by :func:`dumps`
+    (``--out``, else ``default_out``), or ``--check`` that a file equals a fresh generation.
+    ``doc`` is the generator's docstring (its first paragraph describes the command) and
+    ``scopes`` what the summary line calls the dataset's users."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=None, help="write the dataset here")
     parser.add_argument("--check", type=Path, default=None, help="verify a file equals a fresh generation")
-    parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--seed", type=int, default=seed)
     args = parser.parse_args(argv)
-    text = dumps(build_dataset(args.seed))
+    text = dumps(build(args.seed))
     if args.check:
         same = args.check.read_text(encoding="utf-8") == text
         print(f"{args.check}: {'identical' if same else 'DIFFERS from a fresh generation'}")
         return 0 if same else 1
-    out = args.out or DEFAULT_OUT
+    out = args.out or default_out
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text, encoding="utf-8")
     data = json.loads(text)
     print(
-        f"wrote {out}: {len(data['users'])} users, {len(data['sessions'])} sessions, "
+        f"wrote {out}: {len(data['users'])} {scopes}, {len(data['sessions'])} sessions, "
         f"{len(data['turns'])} turns, {len(data['questions'])} questions, {len(text.encode()) / 1e6:.2f} MB"
     )
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_cli(argv, doc=__doc__ or "", build=build_dataset, default_out=DEFAULT_OUT, seed=SEED)
 
 
 if __name__ == "__main__":

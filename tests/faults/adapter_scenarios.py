@@ -32,10 +32,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.faults.scenarios import REPO, Outcome, _env, base_config, open_memory
+from tests.faults.scenarios import REPO, Outcome, _env, base_config, failed_check, open_memory, reopen
 from ucma_core import Memory
 from ucma_core.conversation import ChatTurn
-from ucma_core.errors import UCMAError
 
 USER = "ana"
 WARMUP = "warm-up"  # the user of the child's first turn, before it is ready (not checked)
@@ -249,15 +248,8 @@ def kill_trial(name: str, workdir: Path, rng: random.Random) -> AdapterOutcome:
     started = [line["step"] for line in lines if line["k"] == "start"]
     inflight = started[-1] if len(started) > len(acked) else None
     out.acked = 2 * len(acked)
-    try:
-        mem = open_memory(folder, base_config())
-    except UCMAError as e:
-        out.partial += 1
-        out.detail.append(f"reopening refused: {e}")
-        return out
-    except Exception as e:
-        out.other_errors += 1
-        out.detail.append(f"reopening raised {type(e).__name__}: {e}")
+    mem = reopen(folder, base_config(), out)
+    if mem is None:
         return out
     try:
         counts = stored_texts(mem)
@@ -286,12 +278,8 @@ def kill_trial(name: str, workdir: Path, rng: random.Random) -> AdapterOutcome:
         if not report.ok or report.skipped:
             out.partial += 1
             out.detail.append(f"verify: {report}")
-    except UCMAError as e:
-        out.partial += 1
-        out.detail.append(f"check raised {type(e).__name__}: {e}")
     except Exception as e:
-        out.other_errors += 1
-        out.detail.append(f"check raised {type(e).__name__}: {e}")
+        failed_check(out, e)
     finally:
         mem.close()
     return out

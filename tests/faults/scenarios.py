@@ -712,6 +712,31 @@ def _run_writer(
     return acks, inflight, proc.returncode, err.decode("utf-8", "replace")[-3000:]
 
 
+def reopen(folder: Path, config: MemoryConfig, out: Outcome) -> Memory | None:
+    """Open ``folder`` after a fault; ``None``, counted in ``out``, when that fails: a refusal
+    with UCMA's own error is a clear error and a partial outcome, anything else another error."""
+    try:
+        return open_memory(folder, config)
+    except UCMAError as e:
+        out.partial += 1
+        out.clear_errors += 1
+        out.detail.append(f"reopening refused: {e}")
+    except Exception as e:
+        out.other_errors += 1
+        out.detail.append(f"reopening raised {type(e).__name__}: {e}")
+    return None
+
+
+def failed_check(out: Outcome, e: Exception) -> None:
+    """Count an exception raised while checking a reopened folder: UCMA's own error is a
+    partial outcome, anything else another error."""
+    if isinstance(e, UCMAError):
+        out.partial += 1
+    else:
+        out.other_errors += 1
+    out.detail.append(f"check raised {type(e).__name__}: {e}")
+
+
 def folder_residue(folder: Path, words: list[str]) -> list[str]:
     """``file: word`` for every file of ``folder`` holding one of ``words``."""
     found = []
@@ -731,16 +756,8 @@ def _verify(
     out: Outcome,
 ) -> None:
     out.acked = len(acks)
-    try:
-        mem = open_memory(folder, scenario.config())
-    except UCMAError as e:
-        out.partial += 1
-        out.clear_errors += 1
-        out.detail.append(f"reopening refused: {e}")
-        return
-    except Exception as e:
-        out.other_errors += 1
-        out.detail.append(f"reopening raised {type(e).__name__}: {e}")
+    mem = reopen(folder, scenario.config(), out)
+    if mem is None:
         return
     try:
         scenario.check(mem, state, acks, inflight, out)
@@ -748,12 +765,8 @@ def _verify(
         if not report.ok:
             out.partial += 1
             out.detail.append(f"verify: {report}")
-    except UCMAError as e:
-        out.partial += 1
-        out.detail.append(f"check raised {type(e).__name__}: {e}")
     except Exception as e:
-        out.other_errors += 1
-        out.detail.append(f"check raised {type(e).__name__}: {e}")
+        failed_check(out, e)
     finally:
         mem.close()
     words = scenario.residue_words(state)
@@ -1271,9 +1284,7 @@ def damage_trial(case: str, workdir: Path, template: Path | None = None) -> Outc
             out.partial += 1
             out.detail.append(str(mem.verify())[:300])
     except Exception as e:
-        out.other_errors += not isinstance(e, UCMAError)
-        out.partial += isinstance(e, UCMAError)
-        out.detail.append(f"{type(e).__name__}: {e}")
+        failed_check(out, e)
     finally:
         mem.close()
     return out

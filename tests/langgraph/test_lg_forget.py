@@ -87,9 +87,11 @@ def test_forget_user_while_no_checkpointer_is_open_is_applied_when_one_opens(tmp
     assert done.code == 0 and done.json()["memories"] == 12, done.err
     with Memory(tmp_path, embedder=HashingEmbedder()) as mem:
         if done.json()["pending"] == []:  # the entry point is installed (pip install -e .): applied at once
-            # (no file is scanned while this open runs: Chroma may write its index from this process's
-            # uninitialised memory, which held her text, until close clears it; see the README)
+            # the forget had Chroma save its index, so this open loads it rather than building it
+            # again from this process's unzeroed buffers, which held her text
             assert mem.verify().ok and mem.pending_forgets == {}
+            assert mem.remember("code word", user_id="ben") != []
+            assert files_with(tmp_path, SECRET) == []
         else:
             assert mem.pending_forgets == {ATTACHMENT: [{"user_id": "ana"}]}
             assert any("forget(s) wait" in p for p in mem.verify().problems)

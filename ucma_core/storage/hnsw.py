@@ -4,11 +4,12 @@ Chroma's HNSW index files (``data_level0.bin``, ``length.bin``, ``link_lists.bin
 each vector segment's directory) are written from buffers that are never zeroed:
 the unused neighbour slots of every node, and the slots past the last node, hold
 whatever the process's memory held before — which can be the text or vectors of a
-user this process just forgot. :func:`sanitize` overwrites exactly those bytes
-with zeros. It leaves every byte the index reads (node counts, links, vectors,
-labels, norms) as it is, and changes nothing it cannot parse (another Chroma
-version's layout, or files that disagree with their header — a damaged index,
-which opening the folder sets aside), reporting that instead.
+user this process just forgot. Chroma writes them so each time a client builds an index
+it has not saved yet (see :meth:`~ucma_core.storage.vectors.VectorStore.save_index`).
+:func:`sanitize` overwrites exactly those bytes with zeros. It leaves every byte the
+index reads (node counts, links, vectors, labels, norms) as it is, and changes nothing
+it cannot parse (another Chroma version's layout, or files that disagree with their
+header — a damaged index, which opening the folder sets aside), reporting that instead.
 
 No file is read whole: the files are mapped and walked a chunk of elements at a
 time, and each zeroed range is written in place (only bytes no reader uses change,

@@ -645,6 +645,7 @@ class VectorStore:
             return []
         from ucma_core.storage.hnsw import sanitize
 
+        self.save_index()
         client, self._client, self._col = self._client, None, None
         if client is not None and callable(getattr(client, "close", None)):
             with contextlib.suppress(StorageError):
@@ -662,6 +663,34 @@ class VectorStore:
         finally:
             self._connect()
         return unknown
+
+    def save_index(self) -> None:
+        """Make Chroma save the open collection's vector index to its folder now.
+
+        Chroma saves an index only after ``sync_threshold`` (1000) changes. Until then each
+        client that reads the collection builds the index anew, and building it writes the
+        index files whole from buffers never zeroed, so they take fragments of whatever
+        this process handled before (see :mod:`ucma_core.storage.hnsw`). Once saved, a
+        client loads the index and writes back only the elements it changes. The threshold
+        is set to 1 for one read by a new client (which applies Chroma's log and saves), then
+        restored. A no-op for a Chroma server and for an empty collection (no index)."""
+        if self.embedded_path is None or self._col is None:
+            return
+        col = self._col
+        hnsw = (getattr(col, "configuration", None) or {}).get("hnsw") or {}
+        threshold = hnsw.get("sync_threshold")
+        if not isinstance(threshold, int) or self.count() == 0:
+            return
+        once = {"hnsw": {"sync_threshold": 1}}
+        self._call("saving the vector index", lambda: col.modify(configuration=once))
+        try:
+            self._reconnect()
+            self.count()  # a read applies the log to the index, which the threshold of 1 saves
+        finally:
+            self._run(
+                "saving the vector index",
+                lambda c: c.modify(configuration={"hnsw": {"sync_threshold": threshold}}),
+            )
 
     def remove_unused_segments(self) -> None:
         """Delete vector-index directories no collection uses (Chroma leaves those of a

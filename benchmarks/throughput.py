@@ -833,10 +833,22 @@ def update_readme(text: str, embedder: str, rows: dict[int, list[str]], notes: d
     return before + begin + "\n" + "\n".join(body) + "\n" + end + after
 
 
+_WHERE_ARGS = frozenset({"--tmp", "--out", "--json", "--profile"})
+
+
 def readme_note(n: int, args: argparse.Namespace, load: str, argv: Sequence[str]) -> str:
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     runs = f"median of {args.repeat} runs" if args.repeat > 1 else "one run"
-    command = " ".join(["python -m benchmarks.throughput", *argv])
+    shown: list[str] = []
+    skip = False
+    for arg in argv:  # where files go does not change the figures
+        if skip:
+            skip = False
+        elif arg.split("=", 1)[0] in _WHERE_ARGS:
+            skip = "=" not in arg
+        else:
+            shown.append(arg)
+    command = " ".join(["python -m benchmarks.throughput", *shown])
     return f"- {n:,}: {runs}, {when}, {os.cpu_count()} CPUs, load average {load} at the end: `{command}`"
 
 

@@ -605,15 +605,21 @@ def render(results: dict[tuple[str, str, int], dict[str, Any]], args: argparse.N
         f"`where={{user_id}}`; {N_USERS} users; repeats {args.repeat} (median); "
         f"total wall time {wall:.0f} s"
     )
-    lines.append(
-        f"- one-by-one writes: the first min(N, {args.single_cap}) items, timed one at a time, into "
-        + (
-            "a store pre-filled (untimed, in bulk) with the other N - that many items; "
-            if args.single_preload
-            else "an empty store; "
+    if "full" in args.phases:
+        lines.append(
+            f"- phase full: one store per system; the first N - min(N/2, {args.single_cap}) items bulk "
+            "loaded, the rest written one by one (then flush()), then the queries against all N"
         )
-        + "bulk and queries: all N items into another empty store; each in its own process"
-    )
+    if "single" in args.phases or "bulk" in args.phases:
+        lines.append(
+            f"- phases single / bulk: one-by-one writes of the first min(N, {args.single_cap}) items into "
+            + (
+                "a store pre-filled (untimed, in bulk) with the other N - that many items; "
+                if args.single_preload
+                else "an empty store; "
+            )
+            + "bulk and queries: all N items into another empty store; each in its own process"
+        )
     lines.append(
         "- *excl. embed*: the same measurement minus the time spent inside the embedder "
         "(identical work on both sides); *CPU*: process CPU time (all threads) per op"
@@ -719,7 +725,7 @@ def render(results: dict[tuple[str, str, int], dict[str, Any]], args: argparse.N
                 parts.append(f"remember/query {stat} {r:.2f}× ({_verdict(r, GOALS['remember'])});")
             key = "rss_peak_query_mib"
             r = u2[key] / c2[key]
-            parts.append(f"peak RSS with queries {r:.2f}× ({_verdict(r, GOALS['rss'])});")
+            parts.append(f"peak RSS with queries {r:.3f}× ({_verdict(r, GOALS['rss'])});")
             parts.append(
                 f"hit@10 of the item each query was written from: Chroma {c2['hit_at_10']:.2f}, "
                 f"UCMA {u2['hit_at_10']:.2f};"

@@ -336,6 +336,84 @@ def _timed_loop(
     }, results
 
 
+def _query_phase(
+    side: Any, emb: TimedEmbedder, items: Sequence[Item], job: dict[str, Any], prof: _Profiler
+) -> dict[str, Any]:
+    """Warm-up queries, then the timed ones; their latency and how often they find their item."""
+    queries = make_queries(items, job["queries"] + WARMUP_QUERIES, job["seed"], job["seed"] + 1)
+    warm, timed = queries[:WARMUP_QUERIES], queries[WARMUP_QUERIES:]
+    for q, user, _ in warm:
+        side.query(q, user)
+    texts_before = emb.texts
+    ops = [(lambda q=q, u=u: side.query(q, u)) for q, u, _ in timed]
+    stats, results = _timed_loop(ops, emb, prof)
+    id_of = side.ids
+    hits = sum(id_of[i] in got for (_, _, i), got in zip(timed, results, strict=True))
+    return {
+        "query": stats,
+        "hit_at_10": hits / max(len(timed), 1),
+        "empty_results": sum(not got for got in results),
+        "embedded_texts_query": emb.texts - texts_before,
+        "rss_peak_query_mib": _peak_rss_mib(),
+    }
+
+
+def _bulk_load(
+    side: Any, emb: TimedEmbedder, items: Sequence[Item], batch: int, prof: _Profiler
+) -> dict[str, Any]:
+    """All of ``items`` in batches of ``batch``; throughput with and without the embedder's time."""
+    n = len(items)
+    t_start, c_start = time.perf_counter(), time.process_time()
+    e_start, ec_start, texts_start = emb.elapsed, emb.cpu, emb.texts
+    with prof:
+        for start in range(0, n, batch):
+            side.add_many(items[start : start + batch])
+    total = time.perf_counter() - t_start
+    cpu = time.process_time() - c_start
+    embed_t, embed_c = emb.elapsed - e_start, emb.cpu - ec_start
+    return {
+        "bulk_count": n,
+        "bulk_seconds": total,
+        "bulk_embed_seconds": embed_t,
+        "bulk_items_per_s": n / total,
+        "bulk_items_per_s_ex": n / max(total - embed_t, 1e-9),
+        "bulk_cpu_seconds": cpu,
+        "bulk_cpu_seconds_ex": cpu - embed_c,
+        "embedded_texts_bulk": emb.texts - texts_start,
+        "rss_peak_write_mib": _peak_rss_mib(),
+    }
+
+
+def _full_phase(
+    side: Any,
+    emb: TimedEmbedder,
+    items: Sequence[Item],
+    job: dict[str, Any],
+    prof: _Profiler,
+    prof_q: _Profiler,
+) -> dict[str, Any]:
+    """One store, every measurement: the last ``min(N / 2, cap)`` items are written one by one into
+    a store bulk-loaded (timed) with the others, then the queries run against all N. Half
+    the work of ``single --single-preload`` plus ``bulk``, which each load a store of N."""
+    n = len(items)
+    m = min(n // 2, job["single_cap"])
+    out = _bulk_load(side, emb, items[: n - m], job["batch"], prof) if n > m else {}
+    out["rss_peak_bulk_mib"] = _peak_rss_mib()
+    stats, _ = _timed_loop([(lambda it=it: side.add_one(it)) for it in items[n - m :]], emb, prof)
+    t0 = time.perf_counter()
+    side.flush()
+    flush = time.perf_counter() - t0
+    out.update(
+        single=stats,
+        single_count=m,
+        single_flush_seconds=flush,
+        single_total_ms_per_op=(stats["wall"]["mean"] * m + flush) / m,
+        rss_peak_single_mib=_peak_rss_mib(),
+    )
+    out.update(_query_phase(side, emb, items, job, prof_q))
+    return out
+
+
 def worker(job: dict[str, Any]) -> dict[str, Any]:
     """One system, one phase, one size, in a fresh process. Returns plain numbers."""
     import gc
@@ -373,6 +451,8 @@ def worker(job: dict[str, Any]) -> dict[str, Any]:
                 embedded_texts=emb.texts,
                 rss_peak_write_mib=_peak_rss_mib(),
             )
+        elif phase == "full":
+            out.update(_full_phase(side, emb, items, job, prof, prof_q))
         elif phase == "stall":
             m = min(n, job["stall_ops"])
             t0 = time.perf_counter()
@@ -382,42 +462,8 @@ def worker(job: dict[str, Any]) -> dict[str, Any]:
                 side.flush()
             out.update(stall=ticker.summary(), stall_ops=m, stall_seconds=time.perf_counter() - t0)
         else:
-            batch = job["batch"]
-            t_start, c_start = time.perf_counter(), time.process_time()
-            e_start, ec_start = emb.elapsed, emb.cpu
-            with prof:
-                for start in range(0, n, batch):
-                    side.add_many(items[start : start + batch])
-            total = time.perf_counter() - t_start
-            cpu = time.process_time() - c_start
-            embed_t, embed_c = emb.elapsed - e_start, emb.cpu - ec_start
-            out.update(
-                bulk_seconds=total,
-                bulk_embed_seconds=embed_t,
-                bulk_items_per_s=n / total,
-                bulk_items_per_s_ex=n / max(total - embed_t, 1e-9),
-                bulk_cpu_seconds=cpu,
-                bulk_cpu_seconds_ex=cpu - embed_c,
-                embedded_texts_bulk=emb.texts,
-                rss_peak_write_mib=_peak_rss_mib(),
-            )
-            queries = make_queries(items, job["queries"] + WARMUP_QUERIES, job["seed"], job["seed"] + 1)
-            warm, timed = queries[:WARMUP_QUERIES], queries[WARMUP_QUERIES:]
-            for q, user, _ in warm:
-                side.query(q, user)
-            texts_before = emb.texts
-            ops = [(lambda q=q, u=u: side.query(q, u)) for q, u, _ in timed]
-            stats, results = _timed_loop(ops, emb, prof_q)
-            id_of = side.ids
-            hits = sum(id_of[i] in got for (_, _, i), got in zip(timed, results, strict=True))
-            empty = sum(not got for got in results)
-            out.update(
-                query=stats,
-                hit_at_10=hits / max(len(timed), 1),
-                empty_results=empty,
-                embedded_texts_query=emb.texts - texts_before,
-                rss_peak_query_mib=_peak_rss_mib(),
-            )
+            out.update(_bulk_load(side, emb, items, job["batch"], prof))
+            out.update(_query_phase(side, emb, items, job, prof_q))
         out.update(side.extra())
         t0 = time.perf_counter()
         side.close()
@@ -511,6 +557,37 @@ def _loop_rows(
     return rows
 
 
+#: Issue #23's goals, UCMA / Chroma.
+GOALS = {"observe": 1.0, "remember": 1.3, "rss": 1.10}
+
+
+def _verdict(ratio: float, goal: float) -> str:
+    return f"{'meets' if ratio <= goal else 'MISSES'} ≤{goal:.2f}×"
+
+
+#: Peak-RSS rows: (phase, key, label); the ``full`` phase's peaks are cumulative in one process.
+RSS_ROWS = (
+    ("single", "rss_peak_write_mib", "one-by-one writes"),
+    ("bulk", "rss_peak_write_mib", "bulk load"),
+    ("bulk", "rss_peak_query_mib", "bulk load + queries"),
+    ("full", "rss_peak_bulk_mib", "bulk load (N - one-by-one)"),
+    ("full", "rss_peak_single_mib", "+ one-by-one writes"),
+    ("full", "rss_peak_query_mib", "+ queries"),
+)
+
+
+def _pair(
+    results: dict[tuple[str, str, int], dict[str, Any]], n: int, phase: str
+) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """Chroma's and UCMA's results of ``phase`` at ``n`` (the ``full`` phase stands in for
+    ``single`` and ``bulk`` when they did not run)."""
+    for name in (phase, "full"):
+        c, u = results.get(("chroma", name, n)), results.get(("ucma", name, n))
+        if c and u and (name != "full" or phase != "bulk" or "bulk_count" in c):
+            return c, u
+    return None, None
+
+
 def render(results: dict[tuple[str, str, int], dict[str, Any]], args: argparse.Namespace, wall: float) -> str:
     import chromadb
 
@@ -528,15 +605,21 @@ def render(results: dict[tuple[str, str, int], dict[str, Any]], args: argparse.N
         f"`where={{user_id}}`; {N_USERS} users; repeats {args.repeat} (median); "
         f"total wall time {wall:.0f} s"
     )
-    lines.append(
-        f"- one-by-one writes: the first min(N, {args.single_cap}) items, timed one at a time, into "
-        + (
-            "a store pre-filled (untimed, in bulk) with the other N - that many items; "
-            if args.single_preload
-            else "an empty store; "
+    if "full" in args.phases:
+        lines.append(
+            f"- phase full: one store per system; the first N - min(N/2, {args.single_cap}) items bulk "
+            "loaded, the rest written one by one (then flush()), then the queries against all N"
         )
-        + "bulk and queries: all N items into another empty store; each in its own process"
-    )
+    if "single" in args.phases or "bulk" in args.phases:
+        lines.append(
+            f"- phases single / bulk: one-by-one writes of the first min(N, {args.single_cap}) items into "
+            + (
+                "a store pre-filled (untimed, in bulk) with the other N - that many items; "
+                if args.single_preload
+                else "an empty store; "
+            )
+            + "bulk and queries: all N items into another empty store; each in its own process"
+        )
     lines.append(
         "- *excl. embed*: the same measurement minus the time spent inside the embedder "
         "(identical work on both sides); *CPU*: process CPU time (all threads) per op"
@@ -550,8 +633,8 @@ def render(results: dict[tuple[str, str, int], dict[str, Any]], args: argparse.N
     )
     lines.append("|---:|---|---:|---:|---:|---:|---:|---:|")
     for n in args.sizes:
-        c1, u1 = results.get(("chroma", "single", n)), results.get(("ucma", "single", n))
-        c2, u2 = results.get(("chroma", "bulk", n)), results.get(("ucma", "bulk", n))
+        c1, u1 = _pair(results, n, "single")
+        c2, u2 = _pair(results, n, "bulk")
         if c1 and u1:
             label = f"add / observe one-by-one ({c1['single_count']} ops)"
             lines += _loop_rows(n, label, c1["single"], u1["single"], ("mean", "p50", "p95", "max"))
@@ -578,10 +661,10 @@ def render(results: dict[tuple[str, str, int], dict[str, Any]], args: argparse.N
                 _row(
                     n,
                     "bulk CPU per 1000 items, s",
-                    c2["bulk_cpu_seconds"] / n * 1000,
-                    u2["bulk_cpu_seconds"] / n * 1000,
-                    c2["bulk_cpu_seconds_ex"] / n * 1000,
-                    u2["bulk_cpu_seconds_ex"] / n * 1000,
+                    c2["bulk_cpu_seconds"] / c2.get("bulk_count", n) * 1000,
+                    u2["bulk_cpu_seconds"] / u2.get("bulk_count", n) * 1000,
+                    c2["bulk_cpu_seconds_ex"] / c2.get("bulk_count", n) * 1000,
+                    u2["bulk_cpu_seconds_ex"] / u2.get("bulk_count", n) * 1000,
                     lambda x: f"{x:.2f}",
                 )
             )
@@ -600,11 +683,7 @@ def render(results: dict[tuple[str, str, int], dict[str, Any]], args: argparse.N
     lines.append("| N | phase | Chroma base | Chroma peak | UCMA base | UCMA peak | UCMA/Chroma peak |")
     lines.append("|---:|---|---:|---:|---:|---:|---:|")
     for n in args.sizes:
-        for phase, key, label in (
-            ("single", "rss_peak_write_mib", "one-by-one writes"),
-            ("bulk", "rss_peak_write_mib", "bulk load"),
-            ("bulk", "rss_peak_query_mib", "bulk load + queries"),
-        ):
+        for phase, key, label in RSS_ROWS:
             c, u = results.get(("chroma", phase, n)), results.get(("ucma", phase, n))
             if c and u:
                 lines.append(
@@ -634,15 +713,19 @@ def render(results: dict[tuple[str, str, int], dict[str, Any]], args: argparse.N
     lines.append("Targets and sanity checks:")
     lines.append("")
     for n in args.sizes:
-        c1, u1 = results.get(("chroma", "single", n)), results.get(("ucma", "single", n))
-        c2, u2 = results.get(("chroma", "bulk", n)), results.get(("ucma", "bulk", n))
+        c1, u1 = _pair(results, n, "single")
+        c2, u2 = _pair(results, n, "bulk")
         parts = [f"- N={n}:"]
         if c1 and u1:
             r = u1["single"]["wall"]["mean"] / c1["single"]["wall"]["mean"]
-            parts.append(f"observe/add mean {r:.2f}× ({'meets' if r <= 1.0 else 'MISSES'} ≤1.0×);")
+            parts.append(f"observe/add mean {r:.2f}× ({_verdict(r, GOALS['observe'])});")
         if c2 and u2:
-            r = u2["query"]["wall"]["p50"] / c2["query"]["wall"]["p50"]
-            parts.append(f"remember/query p50 {r:.2f}× ({'meets' if r <= 1.5 else 'MISSES'} ≤1.5×);")
+            for stat in ("p50", "p95"):
+                r = u2["query"]["wall"][stat] / c2["query"]["wall"][stat]
+                parts.append(f"remember/query {stat} {r:.2f}× ({_verdict(r, GOALS['remember'])});")
+            key = "rss_peak_query_mib"
+            r = u2[key] / c2[key]
+            parts.append(f"peak RSS with queries {r:.3f}× ({_verdict(r, GOALS['rss'])});")
             parts.append(
                 f"hit@10 of the item each query was written from: Chroma {c2['hit_at_10']:.2f}, "
                 f"UCMA {u2['hit_at_10']:.2f};"
@@ -656,6 +739,123 @@ def render(results: dict[tuple[str, str, int], dict[str, Any]], args: argparse.N
             parts.append(f"UCMA embedding cache {u2.get('embedding_cache')}")
         lines.append(" ".join(parts))
     return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------- the README table
+
+
+def readme_rows(results: dict[tuple[str, str, int], dict[str, Any]], n: int) -> list[str]:
+    """The README table's rows for size ``n``: what issue #23 sets a goal for, and bulk speed."""
+    rows: list[str] = []
+
+    def row(metric: str, c: float, u: float, fmt: str, goal: str = "", ratio: str | None = None) -> None:
+        r = ratio if ratio is not None else _ratio(u, c)
+        rows.append(f"| {n:,} | {metric} | {format(c, fmt)} | {format(u, fmt)} | {r} | {goal} |")
+
+    c1, u1 = _pair(results, n, "single")
+    c2, u2 = _pair(results, n, "bulk")
+    if c1 and u1:
+        c, u = c1["single"]["wall"], u1["single"]["wall"]
+        label = f"`add` / `observe` one by one ({c1['single_count']:,}), mean ms"
+        row(label, c["mean"] * 1000, u["mean"] * 1000, ".2f", f"≤ {GOALS['observe']:.1f}×")
+        c_t, u_t = c1["single_total_ms_per_op"], u1["single_total_ms_per_op"]
+        row("… incl. the final `flush()`, ms per op", c_t * 1000, u_t * 1000, ".2f")
+    if c2 and u2:
+        label = f"bulk `add` / `observe_many` ({c2.get('bulk_count', n):,}), items/s"
+        cr, ur = c2["bulk_items_per_s"], u2["bulk_items_per_s"]
+        row(label, cr, ur, ",.0f", ratio=_ratio(cr, ur))
+        for stat in ("p50", "p95"):
+            c, u = c2["query"]["wall"][stat], u2["query"]["wall"][stat]
+            row(
+                f"`query` / `remember(k=10)` {stat}, ms",
+                c * 1000,
+                u * 1000,
+                ".2f",
+                f"≤ {GOALS['remember']:.1f}×",
+            )
+    for phase, key, label in RSS_ROWS:
+        c, u = results.get(("chroma", phase, n)), results.get(("ucma", phase, n))
+        if c and u and key in c and key in u:
+            goal = f"≤ {GOALS['rss']:.2f}×" if key == "rss_peak_query_mib" else ""
+            row(f"peak RSS, {label}, MiB", c[key], u[key], ".0f", goal)
+    return rows
+
+
+README_HEADER = (
+    "| N | metric | Chroma | UCMA | UCMA/Chroma | goal |",
+    "|---:|---|---:|---:|---:|---|",
+)
+
+
+def _block_marks(embedder: str) -> tuple[str, str]:
+    return (
+        f"<!-- benchmarks.throughput {embedder}: begin (rows replaced by --readme) -->",
+        f"<!-- benchmarks.throughput {embedder}: end -->",
+    )
+
+
+def _size_of(line: str) -> int | None:
+    """The N a table row (``| 10,000 | ...``) or a note (``- 10,000: ...``) is about."""
+    head = line[2:].split("|" if line.startswith("|") else ":", 1)[0].strip().replace(",", "")
+    return int(head) if head.isdigit() else None
+
+
+def update_readme(text: str, embedder: str, rows: dict[int, list[str]], notes: dict[int, str]) -> str:
+    """``text`` with the rows and notes of the sizes in ``rows`` replaced in ``embedder``'s marked
+    block (created at the end if missing); the other sizes' rows and notes stay.
+
+    Examples:
+        >>> t = update_readme("intro", "hashing", {10: ["| 10 | x | 1 | 2 | 2.00× | |"]}, {10: "- 10: a"})
+        >>> t = update_readme(t, "hashing", {5: ["| 5 | x | 1 | 1 | 1.00× | |"]}, {5: "- 5: run b"})
+        >>> print(t.split("-->", 1)[1].rsplit("<!--", 1)[0].strip())
+        | N | metric | Chroma | UCMA | UCMA/Chroma | goal |
+        |---:|---|---:|---:|---:|---|
+        | 5 | x | 1 | 1 | 1.00× | |
+        | 10 | x | 1 | 2 | 2.00× | |
+        <BLANKLINE>
+        - 5: run b
+        - 10: a
+    """
+    begin, end = _block_marks(embedder)
+    old_rows: dict[int, list[str]] = {}
+    old_notes: dict[int, str] = {}
+    if begin in text and end in text:
+        before, rest = text.split(begin, 1)
+        inner, after = rest.split(end, 1)
+        for line in inner.splitlines():
+            n = _size_of(line) if line.startswith(("| ", "- ")) else None
+            if n is None:
+                continue
+            if line.startswith("|"):
+                old_rows.setdefault(n, []).append(line)
+            else:
+                old_notes[n] = line
+    else:
+        before, after = text.rstrip("\n") + "\n\n", "\n"
+    old_rows.update(rows)
+    old_notes.update(notes)
+    body = [*README_HEADER, *(r for n in sorted(old_rows) for r in old_rows[n]), ""]
+    body += [old_notes[n] for n in sorted(old_notes)]
+    return before + begin + "\n" + "\n".join(body) + "\n" + end + after
+
+
+_WHERE_ARGS = frozenset({"--tmp", "--out", "--json", "--profile"})
+
+
+def readme_note(n: int, args: argparse.Namespace, load: str, argv: Sequence[str]) -> str:
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    runs = f"median of {args.repeat} runs" if args.repeat > 1 else "one run"
+    shown: list[str] = []
+    skip = False
+    for arg in argv:  # where files go does not change the figures
+        if skip:
+            skip = False
+        elif arg.split("=", 1)[0] in _WHERE_ARGS:
+            skip = "=" not in arg
+        else:
+            shown.append(arg)
+    command = " ".join(["python -m benchmarks.throughput", *shown])
+    return f"- {n:,}: {runs}, {when}, {os.cpu_count()} CPUs, load average {load} at the end: `{command}`"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -687,12 +887,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--out", default=None, help="also write the markdown report here")
     p.add_argument("--json", default=None, help="also write the raw numbers here")
     p.add_argument(
+        "--readme",
+        default=None,
+        metavar="FILE",
+        help="replace this run's sizes in the embedder's marked table in FILE (e.g. README.md)",
+    )
+    p.add_argument(
         "--profile",
         default=None,
         metavar="DIR",
         help="run the timed parts under cProfile, write .pstats files to DIR (inflates timings)",
     )
     args = p.parse_args(argv)
+    if args.tmp:
+        Path(args.tmp).mkdir(parents=True, exist_ok=True)
     args.sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()]
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
     phases = [s.strip() for s in args.phases.split(",") if s.strip()]
@@ -733,6 +941,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(report)
     if args.out:
         Path(args.out).write_text(report, encoding="utf-8")
+    if args.readme:
+        try:
+            load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
+        except OSError:
+            load = "n/a"
+        shown = list(sys.argv[1:] if argv is None else argv)
+        rows = {n: readme_rows(results, n) for n in args.sizes}
+        rows = {n: r for n, r in rows.items() if r}
+        notes = {n: readme_note(n, args, load, shown) for n in rows}
+        path = Path(args.readme)
+        path.write_text(
+            update_readme(path.read_text(encoding="utf-8"), args.embedder, rows, notes), encoding="utf-8"
+        )
     if args.json:
         raw = [{"key": list(k), "runs": v} for k, v in runs.items()]
         Path(args.json).write_text(json.dumps(raw, indent=1), encoding="utf-8")

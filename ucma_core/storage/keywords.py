@@ -10,8 +10,9 @@ after a crash it is repaired from Chroma on open; a damaged file is replaced by 
 new one rebuilt from Chroma (:meth:`KeywordIndex.open_or_rebuild`). Deleted rows are
 purged with ``secure_delete``, a VACUUM and a WAL checkpoint, so
 :meth:`KeywordIndex.scrub` leaves no text of a forgotten user in the file. The
-write-ahead log is checkpointed every 64 pages and cut back to 256 KiB, so it stays
-small on a small disk.
+write-ahead log is checkpointed once it passes 256 KiB, by a background thread (see
+:mod:`~ucma_core.storage.walcheckpoint`: a write does not pay for it), and cut back to
+256 KiB, so it stays small on a small disk.
 """
 
 from __future__ import annotations
@@ -27,10 +28,12 @@ from typing import Any
 
 from ucma_core.errors import StorageError
 from ucma_core.storage.diskspace import storage_error
+from ucma_core.storage.walcheckpoint import WalCheckpointer
 
 __all__ = ["DamagedIndexError", "KeywordHit", "KeywordIndex", "KeywordRow", "match_query", "search_filters"]
 
 _FILE = "keywords.sqlite3"
+_WAL_BYTES = 256 * 1024  # the log size at which the background thread checkpoints
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 # Words too common in conversation to say anything about which memory is meant.
 STOPWORDS = frozenset(
@@ -146,8 +149,8 @@ class KeywordIndex:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA secure_delete=ON")
-            self._db.execute("PRAGMA wal_autocheckpoint=64")
-            self._db.execute("PRAGMA journal_size_limit=262144")
+            self._db.execute("PRAGMA wal_autocheckpoint=0")  # checkpoints: self._checkpointer
+            self._db.execute(f"PRAGMA journal_size_limit={_WAL_BYTES}")
             if check and not self.created:
                 verdict = self._db.execute("PRAGMA quick_check(1)").fetchone()
                 if verdict is None or verdict[0] != "ok":
@@ -175,6 +178,7 @@ class KeywordIndex:
         except sqlite3.Error as e:
             self._db.close()
             raise storage_error(e, f"opening keyword index {self.path}") from e
+        self._checkpointer = WalCheckpointer(self.path, max_bytes=_WAL_BYTES)
 
     @classmethod
     def open_or_rebuild(cls, folder: Path) -> tuple[KeywordIndex, str | None]:
@@ -240,6 +244,7 @@ class KeywordIndex:
         except sqlite3.Error as e:
             self._rollback()
             raise storage_error(e, f"writing the keyword index {self.path}") from e
+        self._checkpointer.wrote()
 
     def delete(self, ids: Sequence[str]) -> None:
         if not ids:
@@ -258,6 +263,7 @@ class KeywordIndex:
         except sqlite3.Error as e:
             self._rollback()
             raise storage_error(e, f"deleting from the keyword index {self.path}") from e
+        self._checkpointer.wrote()
 
     def scrub(self) -> None:
         """Merge the FTS segments and vacuum so deleted text leaves the file."""
@@ -378,4 +384,5 @@ class KeywordIndex:
             self._db.execute("ROLLBACK")
 
     def close(self) -> None:
+        self._checkpointer.close()
         self._db.close()

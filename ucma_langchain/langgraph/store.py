@@ -62,6 +62,7 @@ from ucma_core import ANY, Memory
 from ucma_core.errors import ConfigurationError, InvalidInputError
 from ucma_core.records import MemoryRecord
 from ucma_langchain.langgraph import items as fields
+from ucma_langchain.langgraph.bulk import write_items
 from ucma_langchain.langgraph.namespaces import (
     NamespaceRule,
     NamespaceScope,
@@ -80,7 +81,6 @@ STORE_SESSION = "langgraph-store"
 
 _PAGE = 500
 _MAX_K = 1000
-_WRITE_CHUNK = 2048  # items per upsert_many call
 
 
 def _matches_path(namespace: tuple[str, ...], condition: MatchCondition) -> bool:
@@ -350,10 +350,9 @@ class UCMAStore(BaseStore):
                     writes[(op.namespace, op.key)] = op  # the last write wins, at the first one's place
                     results.append(None)
             items = [item for op in writes.values() if (item := self._put(op)) is not None]
-            for start in range(0, len(items), _WRITE_CHUNK):
-                # in bulk: one embedding batch and one write per chunk (stored data, not input:
-                # no sensory buffer, no intentions fired)
-                self.memory.upsert_many(items[start : start + _WRITE_CHUNK])
+            # in bulk: one embedding batch and one write per chunk, the next chunk embedded
+            # meanwhile (stored data, not input: no sensory buffer, no intentions fired)
+            write_items(self.memory, items)
             return results
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:

@@ -1,0 +1,102 @@
+"""Checkpointing a SQLite write-ahead log on a background thread.
+
+SQLite's automatic checkpoint runs inside the ``COMMIT`` that crosses its page limit,
+so every few writes one caller pays for copying the log into the database and two
+``fsync`` calls (milliseconds, far more on a busy disk). :class:`WalCheckpointer`
+moves that work off the writer: the writer turns automatic checkpoints off and calls
+:meth:`WalCheckpointer.wrote` after each commit; once the log passes ``max_bytes``, a
+daemon thread with its own connection runs a ``PASSIVE`` checkpoint (it never blocks
+the writer nor readers). The next commit after a complete checkpoint restarts the log,
+and the writer's ``journal_size_limit`` cuts the file back, so the log stays about as
+small as with automatic checkpoints.
+
+Examples:
+    >>> import sqlite3, tempfile
+    >>> from pathlib import Path
+    >>> path = Path(tempfile.mkdtemp()) / "demo.sqlite3"
+    >>> db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    >>> _ = db.execute("PRAGMA journal_mode=WAL"), db.execute("PRAGMA wal_autocheckpoint=0")
+    >>> _ = db.execute("CREATE TABLE t (x TEXT)")
+    >>> checkpointer = WalCheckpointer(path, max_bytes=16 * 1024)
+    >>> for n in range(200):
+    ...     _ = db.execute("INSERT INTO t VALUES (?)", ("x" * 500,))
+    ...     checkpointer.wrote()
+    >>> checkpointer.close()
+    >>> checkpointer.checkpoints > 0
+    True
+    >>> db.close()
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import threading
+from pathlib import Path
+
+__all__ = ["WalCheckpointer"]
+
+
+class WalCheckpointer:
+    """Checkpoints ``path``'s write-ahead log on a daemon thread once it passes ``max_bytes``.
+
+    Args:
+        path: the SQLite database file (its log is ``path`` + ``-wal``).
+        max_bytes: the log size that asks for a checkpoint.
+    """
+
+    def __init__(self, path: Path, *, max_bytes: int) -> None:
+        self._path = path
+        self._wal = f"{path}-wal"
+        self._max_bytes = max_bytes
+        self._wake = threading.Event()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._closed = False
+        #: Checkpoints run so far (for tests and diagnostics).
+        self.checkpoints = 0
+
+    def wrote(self) -> None:
+        """Call after a commit: asks for a checkpoint when the log has grown past the limit."""
+        try:
+            size = os.stat(self._wal).st_size
+        except OSError:  # no log (yet): nothing to checkpoint
+            return
+        if size <= self._max_bytes:
+            return
+        with self._lock:
+            if self._closed:
+                return
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="ucma-wal-checkpoint", daemon=True)
+                self._thread.start()
+        self._wake.set()
+
+    def _run(self) -> None:
+        try:
+            db = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False, timeout=1.0)
+        except sqlite3.Error:  # the writer's own automatic path is off; its next open checkpoints
+            return
+        try:
+            while True:
+                self._wake.wait()
+                self._wake.clear()
+                if self._closed:
+                    return
+                # a failed or busy checkpoint is retried at the next wake-up; it is never needed
+                # for correctness (the log holds every commit until copied)
+                with contextlib.suppress(sqlite3.Error):
+                    db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                    self.checkpoints += 1
+        finally:
+            db.close()
+
+    def close(self) -> None:
+        """Stop the thread (waiting for a checkpoint under way); later :meth:`wrote` calls do nothing."""
+        with self._lock:
+            self._closed = True
+            thread = self._thread
+        self._wake.set()
+        if thread is not None:
+            thread.join()

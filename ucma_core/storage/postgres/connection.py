@@ -16,6 +16,9 @@ install. Each memory is one schema (``ucma_<memory>``) with these tables:
     every memory's text, scope, type and time, a copy of its stored fields, and a
     ``tsvector`` for keyword search (the folder's ``keywords.sqlite3``) and the text's
     length in words (``dl``, for BM25).
+``record_stats``, ``record_terms``
+    the ``records`` table's row count, total length and each word's document
+    frequency, kept by triggers (:mod:`~ucma_core.storage.postgres.stats`).
 ``pending``
     committed records whose vectors are not in Chroma yet (id, text, stored fields,
     vector): written in the transaction that commits the record, deleted once a flush
@@ -34,6 +37,7 @@ from __future__ import annotations
 from typing import Any
 
 from ucma_core.errors import DependencyMissingError, StorageError
+from ucma_core.storage.postgres.stats import STATEMENTS
 from ucma_core.storage.postgres.url import PostgresTarget
 
 __all__ = ["POOL_MAX", "POOL_MIN", "connect", "create_schema", "lock_key", "pool"]
@@ -56,6 +60,7 @@ _TABLES = [
     "CREATE INDEX IF NOT EXISTS records_scope ON records (user_id, agent_id, session_id)",
     "CREATE TABLE IF NOT EXISTS pending (id text PRIMARY KEY, document text NOT NULL, fields text NOT NULL, "
     "vector double precision[] NOT NULL, since timestamptz NOT NULL DEFAULT clock_timestamp())",
+    *STATEMENTS,
 ]
 
 #: Pool sizes per open memory: one connection kept open, at most four; an idle extra

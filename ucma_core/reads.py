@@ -2,7 +2,9 @@
 
 :class:`Reads` is the part of :class:`~ucma_core.Memory` that adapters use to show a
 conversation, page through a scope or fetch what they stored under their own key.
-Every call follows the scope rule of :mod:`ucma_core.scope`.
+Every call follows the scope rule of :mod:`ucma_core.scope`. Every call here only reads,
+so on a shared memory it takes the workers' write lock shared (``_read_lock``): reads of
+every worker run side by side and wait only for a write.
 """
 
 from __future__ import annotations

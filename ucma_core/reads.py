@@ -2,7 +2,9 @@
 
 :class:`Reads` is the part of :class:`~ucma_core.Memory` that adapters use to show a
 conversation, page through a scope or fetch what they stored under their own key.
-Every call follows the scope rule of :mod:`ucma_core.scope`.
+Every call follows the scope rule of :mod:`ucma_core.scope`. Every call here only reads,
+so on a shared memory it takes the workers' write lock shared (``_read_lock``): reads of
+every worker run side by side and wait only for a write.
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ class Reads(MemoryBase):
         if not isinstance(memory_id, str):
             raise InvalidInputError(f"memory_id must be a str, not {type(memory_id).__name__}")
         scope = self._scope(user_id, agent_id, session_id)
-        with self._lock:
+        with self._read_lock:
             self._check_open()
             if self._stores.memory_node(memory_id, scope) is None:
                 return None
@@ -68,7 +70,7 @@ class Reads(MemoryBase):
         in this user and agent's scope, or ``None``."""
         k = check_key(key)
         user, agent = check_scope_id(user_id, "user_id"), check_scope_id(agent_id, "agent_id")
-        with self._lock:
+        with self._read_lock:
             self._check_open()
             memory_id = self._stores.keyed(user, agent, k)
             return None if memory_id is None else self._stores.fetch([memory_id]).get(memory_id)
@@ -95,7 +97,7 @@ class Reads(MemoryBase):
         scope = self._scope(user_id, agent_id, session)
         cap = None if limit is None else check_limit(limit, "limit")
         until = None if before is None else to_epoch(before, "before")
-        with self._lock:
+        with self._read_lock:
             self._check_open()
             ids = self._stores.session_turns(scope)
             if until is not None:
@@ -135,7 +137,7 @@ class Reads(MemoryBase):
         )
         cap = check_limit(limit, "limit")
         skip = check_limit(offset, "offset")
-        with self._lock:
+        with self._read_lock:
             self._check_open()
             candidates = (
                 (i, a) for i, a in self._stores.scan(filters.scope, filters.memory_types) if filters.admits(a)
@@ -154,13 +156,13 @@ class Reads(MemoryBase):
         """The distinct ``(user_id, agent_id, session_id)`` of stored memories in a scope,
         sorted (``None`` first)."""
         scope = self._scope(user_id, agent_id)
-        with self._lock:
+        with self._read_lock:
             self._check_open()
             return self._stores.scopes(scope)
 
     def stats(self) -> dict[str, Any]:
         """Counts per memory type, graph size, sensory buffer and cache figures."""
-        with self._lock:
+        with self._read_lock:
             self._check_open()
             counts = {t.value: 0 for t in MemoryType}
             entities = 0

@@ -65,7 +65,7 @@ class FolderStores:
         if isinstance(folder, PostgresTarget):
             from ucma_core.storage.postgres.backend import PgBackend
 
-            opener = PgBackend  # holds the shared memory's write lock until the end of __init__
+            opener = PgBackend  # may hold the shared memory's write lock until the end of __init__
         self.backend = opener(
             folder,  # type: ignore[arg-type]
             config,

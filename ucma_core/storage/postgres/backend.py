@@ -71,7 +71,7 @@ from ucma_core.storage.graph import MemoryGraph
 from ucma_core.storage.journal import Intent
 from ucma_core.storage.keywords import KeywordRow
 from ucma_core.storage.manifest import Manifest, new_key_secret
-from ucma_core.storage.postgres.connection import connect, create_schema, lock_key, pool
+from ucma_core.storage.postgres.connection import connect, create_schema, lock_key, pool, use_schema
 from ucma_core.storage.postgres.journal import PgJournal, db_errors
 from ucma_core.storage.postgres.keywords import PgKeywordIndex
 from ucma_core.storage.postgres.url import PostgresTarget
@@ -106,8 +106,10 @@ def recorded_embedder(target: PostgresTarget) -> tuple[str, int] | None:
 
 
 class PgBackend(Backend):
-    """Persistence for one shared memory (see the module). Opening holds the write lock
-    until :meth:`unlock` (the caller finishes interrupted deletions first)."""
+    """Persistence for one shared memory (see the module). Opening reads the graph under the
+    write lock taken shared and releases it; an open with something to finish or undo
+    first holds it exclusively until :meth:`unlock` (the caller finishes interrupted
+    deletions first; see :meth:`_open`)."""
 
     def __init__(
         self,
@@ -170,8 +172,12 @@ class PgBackend(Backend):
         self._conn = connect(target)
         self._pool: Any = None
         try:
-            self.lock(sync=False)
-            create_schema(self._conn, target)
+            with db_errors("reading the memory's schema"):
+                current = use_schema(self._conn, target)
+            if not current:  # a new memory, or tables of an older version: DDL races without the lock
+                self.lock(sync=False)
+                create_schema(self._conn, target)
+                self.unlock()
             self._pool = pool(target)
             self._open(embedder_name, dimension, now)
         except BaseException:
@@ -187,9 +193,10 @@ class PgBackend(Backend):
             return
         journal: PgJournal | None = getattr(self, "_journal", None)
         if not sync or journal is None:
+            verb = "pg_advisory_lock_shared" if shared else "pg_advisory_lock"
             with db_errors("waiting for the memory's write lock"):
-                self._conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (self._key,))
-            self._held = "x"
+                self._conn.execute(f"SELECT {verb}(hashtext(%s))", (self._key,))
+            self._held = "s" if shared else "x"
             return
         exclusive, taken = not shared, False
         if shared and len(self._retrievals) >= _FLUSH_AT:  # commit them if no one waits for it
@@ -475,16 +482,24 @@ class PgBackend(Backend):
 
     # ------------------------------------------------------------------ opening
     def _open(self, embedder_name: str, dimension: int, now: float) -> None:
+        """Read the manifest and the graph under the write lock taken *shared* (no writer is
+        mid-write, other workers keep reading), then release it: an open costs one read of
+        the graph and blocks no reader, and writers only for that read. Only a memory that
+        needs writing first (new, a dead writer's open intent, an unfinished deletion or
+        scrub, ``repair``) is opened as before: exclusively, Chroma's ids compared with the
+        graph (O(records)), the lock held until :meth:`unlock`."""
         config = self.config
         self.keywords = PgKeywordIndex(self._conn)  # type: ignore[assignment]
-        stored = self.keywords.get_meta("manifest")
-        manifest = None if stored is None else Manifest.from_dict(json.loads(stored), self.folder)
-        if manifest is not None:
-            manifest.check_embedder(embedder_name, dimension, self.folder)
         self._journal = PgJournal(self._conn)  # type: ignore[assignment]
         self._journal.at_commit = self._write_pending  # type: ignore[attr-defined]
         self._journal.committed = self._pending_committed  # type: ignore[attr-defined]
         self.graph = MemoryGraph(self._journal, snapshot_every=config.snapshot_every, hooks=self)
+        self.lock(sync=False, shared=not self._repairing)
+        manifest, loaded = self._load(embedder_name, dimension)
+        if self._held == "s" and not self._clean(manifest, loaded.replay):
+            self.unlock()
+            self.lock(sync=False)
+            manifest, loaded = self._load(embedder_name, dimension)
         fresh = manifest is None
         if manifest is None:
             folder_id = new_key_secret()[:32]
@@ -498,7 +513,9 @@ class PgBackend(Backend):
             )
             self.keywords.set_meta("manifest", json.dumps(manifest.to_dict()))
         self.manifest = manifest
-        loaded = self._journal.load(lambda entries, ops: self.graph.load(entries, ops), self.graph.clear)
+        quick = self._held == "s"
+        if quick:  # the graph is read: nothing below needs the lock
+            self.unlock()
         self.vectors = VectorStore(
             config.chroma,
             self.folder,
@@ -520,6 +537,8 @@ class PgBackend(Backend):
             self.flush_pending()
         except StorageError as e:
             self.flush_error = str(e)
+        if quick:
+            return
         with db_errors("reading pending vectors"):
             pending = {r[0] for r in self._conn.execute("SELECT id FROM pending")}
         all_ids = self.vectors.all_ids  # a pending vector is not missing
@@ -528,6 +547,28 @@ class PgBackend(Backend):
             self._recover(loaded.replay, self._memory_nodes(), problems, [])
         finally:
             del self.vectors.all_ids
+
+    def _load(self, embedder_name: str, dimension: int) -> tuple[Manifest | None, Any]:
+        """The manifest (checked against the embedder; ``None`` for a new memory) and the
+        graph read from the snapshot and journal (under the write lock, either side)."""
+        stored = self.keywords.get_meta("manifest")
+        manifest = None if stored is None else Manifest.from_dict(json.loads(stored), self.folder)
+        if manifest is not None:
+            manifest.check_embedder(embedder_name, dimension, self.folder)
+        self.graph.clear()
+        loaded = self._journal.load(lambda entries, ops: self.graph.load(entries, ops), self.graph.clear)
+        return manifest, loaded
+
+    def _clean(self, manifest: Manifest | None, replay: Any) -> bool:
+        """Whether opening has nothing to write: the memory exists, no write is left open or
+        unfinished, no scrub is due (see :meth:`_open`)."""
+        return (
+            manifest is not None
+            and replay.open_intent is None
+            and not replay.scrub_pending
+            and not replay.aborted_scrub
+            and not any(i in self.graph for i in replay.aborted_deletes)
+        )
 
     def _set_manifest(self, **changes: Any) -> None:
         import dataclasses

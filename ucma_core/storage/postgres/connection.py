@@ -16,6 +16,9 @@ install. Each memory is one schema (``ucma_<memory>``) with these tables:
     every memory's text, scope, type and time, a copy of its stored fields, and a
     ``tsvector`` for keyword search (the folder's ``keywords.sqlite3``) and the text's
     length in words (``dl``, for BM25).
+``record_stats``, ``record_terms``
+    the ``records`` table's row count, total length and each word's document
+    frequency, kept by triggers (:mod:`~ucma_core.storage.postgres.stats`).
 ``pending``
     committed records whose vectors are not in Chroma yet (id, text, stored fields,
     vector): written in the transaction that commits the record, deleted once a flush
@@ -31,12 +34,23 @@ before it goes back to the pool).
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from ucma_core.errors import DependencyMissingError, StorageError
+from ucma_core.storage.postgres.stats import STATEMENTS
 from ucma_core.storage.postgres.url import PostgresTarget
 
-__all__ = ["POOL_MAX", "POOL_MIN", "connect", "create_schema", "lock_key", "pool"]
+__all__ = [
+    "POOL_MAX",
+    "POOL_MIN",
+    "SCHEMA_VERSION",
+    "connect",
+    "create_schema",
+    "lock_key",
+    "pool",
+    "use_schema",
+]
 
 _TABLES = [
     "CREATE TABLE IF NOT EXISTS meta (key text PRIMARY KEY, value text NOT NULL)",
@@ -56,7 +70,12 @@ _TABLES = [
     "CREATE INDEX IF NOT EXISTS records_scope ON records (user_id, agent_id, session_id)",
     "CREATE TABLE IF NOT EXISTS pending (id text PRIMARY KEY, document text NOT NULL, fields text NOT NULL, "
     "vector double precision[] NOT NULL, since timestamptz NOT NULL DEFAULT clock_timestamp())",
+    *STATEMENTS,
 ]
+
+#: Written to ``meta`` by :func:`create_schema`: a memory whose tables carry it is opened
+#: without DDL and without the write lock (:func:`use_schema`).
+SCHEMA_VERSION = hashlib.sha256("\n".join(_TABLES).encode()).hexdigest()[:16]
 
 #: Pool sizes per open memory: one connection kept open, at most four; an idle extra
 #: connection is closed after five minutes.
@@ -107,6 +126,28 @@ def create_schema(conn: Any, target: PostgresTarget) -> None:
         conn.execute(sql.SQL("SET search_path TO {}").format(schema))
         for statement in _TABLES:
             conn.execute(statement)
+        conn.execute(
+            "INSERT INTO meta (key, value) VALUES ('schema_version', %s) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (SCHEMA_VERSION,),
+        )
+
+
+def use_schema(conn: Any, target: PostgresTarget) -> bool:
+    """Put the memory's schema first on ``conn``'s search path if its tables are those of
+    this version (returns ``True``); ``False`` when :func:`create_schema` must run first.
+    Reads only: no lock needed."""
+    from psycopg import sql
+
+    row = conn.execute("SELECT to_regclass(%s)", (f"{target.schema}.meta",)).fetchone()
+    if row[0] is None:
+        return False
+    query = sql.SQL("SELECT value FROM {}.meta WHERE key = 'schema_version'")
+    found = conn.execute(query.format(sql.Identifier(target.schema))).fetchone()
+    if found is None or found[0] != SCHEMA_VERSION:
+        return False
+    conn.execute(sql.SQL("SET search_path TO {}").format(sql.Identifier(target.schema)))
+    return True
 
 
 def pool(target: PostgresTarget, *, timeout: float = 10.0) -> Any:

@@ -17,6 +17,7 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from ucma_core.errors import StorageError
 from ucma_core.storage.keywords import KeywordHit, KeywordRow, keywords, search_filters
 from ucma_core.storage.postgres.journal import db_errors
 
@@ -27,23 +28,43 @@ _CHUNK = 500
 # BM25 as SQLite FTS5's bm25() computes it (k1 = 1.2, b = 0.75, idf = ln((N - df + 0.5) /
 # (df + 0.5)) floored at 1e-6; N, df and the mean length over the whole table; a text's
 # length in word tokens, its term frequency from the tsvector's positions), so a shared
-# memory ranks keyword hits like a folder does. Candidates and each query term's df come
-# from the GIN index, N and the mean length from an index-only scan of ``records_dl``.
+# memory ranks keyword hits like a folder does. Candidates come from the GIN index; N, the
+# total length and each query term's df from the tables the triggers of
+# :mod:`~ucma_core.storage.postgres.stats` keep (one row each, not a count per search).
+# One statement, one snapshot: the figures agree with the rows scored. A hit's term
+# frequencies come from its tsvector cut down to the query's lexemes (``setweight`` marks
+# them, ``ts_filter`` keeps them) before it is unnested.
 _BM25_SQL = """
-WITH stats AS (SELECT count(*)::float8 AS n, coalesce(avg(dl), 0)::float8 AS avgdl FROM records),
+WITH stats AS (
+    SELECT coalesce(max(n), 0)::float8 AS n,
+           coalesce(max(total)::float8 / nullif(max(n), 0), 0)::float8 AS avgdl
+    FROM record_stats
+),
+terms AS (SELECT array_agg(DISTINCT lexeme) AS lexemes FROM unnest(to_tsvector('english', %s))),
 idf AS (
-    SELECT t.lexeme, greatest(ln((s.n - t.df + 0.5) / (t.df + 0.5)), 1e-6) AS idf
-    FROM (VALUES {terms}) AS t (lexeme, df) CROSS JOIN stats s
+    SELECT t.lexeme, greatest(ln((s.n - coalesce(d.df, 0) + 0.5) / (coalesce(d.df, 0) + 0.5)), 1e-6) AS idf
+    FROM terms CROSS JOIN unnest(terms.lexemes) t (lexeme)
+    LEFT JOIN record_terms d ON d.lexeme = t.lexeme CROSS JOIN stats s
 ),
 hits AS (SELECT id, ts, tsv, dl FROM records WHERE tsv @@ to_tsquery('english', %s) {filters})
 SELECT h.id, sum(i.idf * (tf.f * 2.2) / (tf.f + 1.2 * (0.25 + 0.75 * h.dl / greatest(s.avgdl, 1e-9))))
-FROM hits h CROSS JOIN stats s CROSS JOIN LATERAL unnest(h.tsv) u
+FROM hits h CROSS JOIN stats s CROSS JOIN terms
+CROSS JOIN LATERAL unnest(ts_filter(setweight(h.tsv, 'A', terms.lexemes), '{{a}}')) u
 JOIN idf i ON i.lexeme = u.lexeme
 CROSS JOIN LATERAL (SELECT coalesce(array_length(u.positions, 1), 1)::float8 AS f) tf
 GROUP BY h.id, h.ts ORDER BY 2 DESC, h.ts, h.id LIMIT %s
 """
-# one query term and its df (a GIN count)
-_TERM = "(%s::text, (SELECT count(*)::float8 FROM records WHERE tsv @@ quote_literal(%s::text)::tsquery))"
+
+
+# every row in one statement, so the statistics triggers run once per write
+_WRITE_SQL = (
+    "INSERT INTO records (id, content, user_id, agent_id, session_id, memory_type, ts, stored) "
+    "SELECT * FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[], "
+    "%s::float8[], %s::text[]) ON CONFLICT (id) DO UPDATE SET "
+    "content = excluded.content, user_id = excluded.user_id, agent_id = excluded.agent_id, "
+    "session_id = excluded.session_id, memory_type = excluded.memory_type, ts = excluded.ts, "
+    "stored = excluded.stored"
+)
 
 
 def ts_query(text: str) -> str | None:
@@ -79,7 +100,7 @@ class PgKeywordIndex:
 
     def count(self) -> int:
         with db_errors("counting records"):
-            return int(self._conn.execute("SELECT count(*) FROM records").fetchone()[0])
+            return int(self._conn.execute("SELECT coalesce(max(n), 0) FROM record_stats").fetchone()[0])
 
     def add(self, rows: Iterable[KeywordRow]) -> None:
         data = list(rows)
@@ -93,25 +114,27 @@ class PgKeywordIndex:
         """Upsert ``rows`` with ``cur`` (inside the caller's transaction)."""
         if not rows:
             return
-        cur.executemany(
-            "INSERT INTO records (id, content, user_id, agent_id, session_id, memory_type, ts, stored) "
-            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (id) DO UPDATE SET "
-            "content = excluded.content, user_id = excluded.user_id, agent_id = excluded.agent_id, "
-            "session_id = excluded.session_id, memory_type = excluded.memory_type, ts = excluded.ts, "
-            "stored = excluded.stored",
-            [
-                (
-                    r.id,
-                    r.content,
-                    r.user_id or "",
-                    r.agent_id or "",
-                    r.session_id or "",
-                    r.memory_type,
-                    r.timestamp,
-                    None if r.stored is None else json.dumps(r.stored, ensure_ascii=False, allow_nan=False),
-                )
-                for r in rows
-            ],
+        latest = {r.id: r for r in rows}  # one statement may not write a row twice: the last wins
+        data = [latest[i] for i in sorted(latest)]
+        try:
+            stored = [
+                None if r.stored is None else json.dumps(r.stored, ensure_ascii=False, allow_nan=False)
+                for r in data
+            ]
+        except (TypeError, ValueError) as e:
+            raise StorageError(f"a record's fields cannot be written as JSON: {e}") from e
+        cur.execute(
+            _WRITE_SQL,
+            (
+                [r.id for r in data],
+                [r.content for r in data],
+                [r.user_id or "" for r in data],
+                [r.agent_id or "" for r in data],
+                [r.session_id or "" for r in data],
+                [r.memory_type for r in data],
+                [r.timestamp for r in data],
+                stored,
+            ),
         )
 
     def delete(self, ids: Sequence[str]) -> None:
@@ -130,6 +153,8 @@ class PgKeywordIndex:
             self._conn.execute("VACUUM journal")
             self._conn.execute("VACUUM snapshot")
             self._conn.execute("VACUUM pending")
+            self._conn.execute("VACUUM record_terms")
+            self._conn.execute("VACUUM record_stats")
 
     def ids(self) -> set[str]:
         with db_errors("reading record ids"):
@@ -176,18 +201,9 @@ class PgKeywordIndex:
         )
         if found is None:
             return []
+        sql = _BM25_SQL.format(filters=" ".join(found[0]))
+        args: list[object] = [" ".join(keywords(query)[:64]), expr, *found[1], n]
         with db_errors("searching keywords"):
-            lexemes = [
-                str(r[0])
-                for r in self._conn.execute(
-                    "SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', %s))",
-                    (" ".join(keywords(query)[:64]),),
-                )
-            ]
-            if not lexemes:
-                return []
-            sql = _BM25_SQL.format(terms=", ".join([_TERM] * len(lexemes)), filters=" ".join(found[0]))
-            args: list[object] = [*(x for lexeme in lexemes for x in (lexeme, lexeme)), expr, *found[1], n]
             rows = self._conn.execute(sql, args).fetchall()
         return [KeywordHit(memory_id, float(score)) for memory_id, score in rows]
 

@@ -74,6 +74,7 @@ from ucma_core.storage.manifest import Manifest, new_key_secret
 from ucma_core.storage.postgres.connection import connect, create_schema, lock_key, pool
 from ucma_core.storage.postgres.journal import PgJournal, db_errors
 from ucma_core.storage.postgres.keywords import PgKeywordIndex
+from ucma_core.storage.postgres.repair import GEN_KEY, follow
 from ucma_core.storage.postgres.url import PostgresTarget
 from ucma_core.storage.vectors import CollectionProblem, VectorStore
 from ucma_core.storage.verify import VerifyReport
@@ -167,6 +168,8 @@ class PgBackend(Backend):
         self._retrievals: list[tuple[str, float]] = []
         #: Called (under the exclusive lock) with the retrievals :meth:`retrieved_later` kept.
         self.flush_retrievals: Callable[[list[tuple[str, float]]], None] | None = None
+        #: How many times a rebuild switched this memory's collection (see :mod:`.repair`).
+        self.gen = 0
         self._conn = connect(target)
         self._pool: Any = None
         try:
@@ -197,18 +200,22 @@ class PgBackend(Backend):
                 row = self._conn.execute("SELECT pg_try_advisory_lock(hashtext(%s))", (self._key,)).fetchone()
             exclusive = taken = bool(row[0])
         with db_errors("waiting for the memory's write lock"):
-            with self._conn.pipeline():  # one round trip: the lock, then the change feed
+            with self._conn.pipeline():  # one round trip: the lock, the change feed, the generation
                 if not taken:
                     verb = "pg_advisory_lock" if exclusive else "pg_advisory_lock_shared"
                     self._conn.execute(f"SELECT {verb}(hashtext(%s))", (self._key,))
                 feed = journal.pull_query()
+                gen = self._conn.execute("SELECT value FROM meta WHERE key = %s", (GEN_KEY,))
             rows = feed.fetchall()
+            found = gen.fetchone()
         self._held = "x" if exclusive else "s"
         if not exclusive and journal.open_at_tail(rows):
             self.unlock()  # a dead writer's intent: finishing it needs the write lock
             self.lock()
             return
         try:
+            if (int(found[0]) if found else 0) != self.gen:  # a rebuild switched the collection
+                follow(self, int(found[0]))
             self.sync(rows)
             if not exclusive and self._unflushed:
                 self.flush_pending()  # read your writes: this worker's new vectors are in Chroma
@@ -369,9 +376,10 @@ class PgBackend(Backend):
         with self._flush_lock() as conn:
             while True:
                 with db_errors("reading pending vectors"):
-                    rows = conn.execute(
-                        "SELECT id, document, fields, vector FROM pending ORDER BY since, id LIMIT %s",
-                        (batch,),
+                    rows = conn.execute(  # only while this worker writes the current collection
+                        "SELECT id, document, fields, vector FROM pending WHERE coalesce((SELECT value "
+                        "FROM meta WHERE key = %s), '0') = %s ORDER BY since, id LIMIT %s",
+                        (GEN_KEY, str(self.gen), batch),
                     ).fetchall()
                 if not rows:
                     break
@@ -498,6 +506,7 @@ class PgBackend(Backend):
             )
             self.keywords.set_meta("manifest", json.dumps(manifest.to_dict()))
         self.manifest = manifest
+        self.gen = int(self.keywords.get_meta(GEN_KEY) or 0)
         loaded = self._journal.load(lambda entries, ops: self.graph.load(entries, ops), self.graph.clear)
         self.vectors = VectorStore(
             config.chroma,
@@ -515,7 +524,6 @@ class PgBackend(Backend):
                 f"{self.target.display} keeps its vectors in collection {manifest.collection!r}: open it "
                 "with the Chroma server it was created with"
             ) from e
-        problems: list[str] = []
         try:  # what a killed worker committed and never flushed
             self.flush_pending()
         except StorageError as e:
@@ -525,7 +533,7 @@ class PgBackend(Backend):
         all_ids = self.vectors.all_ids  # a pending vector is not missing
         self.vectors.all_ids = lambda: all_ids() | pending  # type: ignore[method-assign]
         try:
-            self._recover(loaded.replay, self._memory_nodes(), problems, [])
+            self._recover(loaded.replay, self._memory_nodes(), self.problems, [])
         finally:
             del self.vectors.all_ids
 
@@ -551,8 +559,36 @@ class PgBackend(Backend):
 
     def rebuild_collection(self, *, reembed: bool = False) -> None:
         raise StorageError(
-            f"rebuilding the Chroma collection of a shared memory ({self.target.display}) is not supported "
-            "while other workers use it"
+            f"a shared memory ({self.target.display}) rebuilds its Chroma collection while other workers "
+            "serve: use Memory.repair(url) or Memory.rekey()"
+        )
+
+    # ------------------------------------------------------------------ for .repair
+    def committed_ids(self) -> set[str]:
+        """Ids of the committed memories (graph memory nodes); call holding the write lock."""
+        return self._memory_nodes()
+
+    def execute(self, query: str, args: Sequence[Any] = ()) -> list[Any]:
+        """Rows of ``query`` on the lock's connection (call holding the write lock)."""
+        return list(self._conn.execute(query, args).fetchall())
+
+    def transaction(self) -> Any:
+        """A transaction on the lock's connection (call holding the write lock)."""
+        return self._conn.transaction()
+
+    def pooled(self) -> Any:
+        """A pooled connection (a context manager), usable from any thread."""
+        return self._pool.connection()
+
+    def new_vector_store(self) -> VectorStore:
+        """A second client of the memory's Chroma server (no collection open yet)."""
+        config = self.config
+        return VectorStore(
+            config.chroma,
+            self.folder,
+            timeout=config.limits.chroma_timeout_seconds,
+            max_batch=config.limits.chroma_batch_size,
+            cache_size=0,
         )
 
     # ------------------------------------------------------------------ lifecycle

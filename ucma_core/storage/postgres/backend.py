@@ -71,10 +71,12 @@ from ucma_core.storage.graph import MemoryGraph
 from ucma_core.storage.journal import Intent
 from ucma_core.storage.keywords import KeywordRow
 from ucma_core.storage.manifest import Manifest, new_key_secret
+from ucma_core.storage.postgres import tombstones
 from ucma_core.storage.postgres.connection import connect, create_schema, lock_key, pool
 from ucma_core.storage.postgres.journal import PgJournal, db_errors
 from ucma_core.storage.postgres.keywords import PgKeywordIndex
 from ucma_core.storage.postgres.repair import GEN_KEY, follow
+from ucma_core.storage.postgres.skipped import PgSkippedLog
 from ucma_core.storage.postgres.url import PostgresTarget
 from ucma_core.storage.vectors import CollectionProblem, VectorStore
 from ucma_core.storage.verify import VerifyReport
@@ -390,6 +392,7 @@ class PgBackend(Backend):
                 with db_errors("clearing pending vectors"):
                     conn.execute("DELETE FROM pending WHERE id = ANY(%s)", (ids,))
                 done += len(rows)
+            tombstones.sweep(conn, self.vectors.delete)
         self._unflushed -= mine
         self.flush_error = None
         return done
@@ -424,6 +427,12 @@ class PgBackend(Backend):
 
     def delete(self, ids: Sequence[str], *, scrub: bool = False) -> None:
         if ids:
+            window = self.config.limits.chroma_timeout_seconds
+            if tombstones.bury(self._conn, ids, window):  # a dead flusher may still add them
+                timer = threading.Timer(window + 0.5, self._wake.set)
+                timer.daemon = True
+                timer.start()
+                self._start_flusher()
             self.flush_pending()
         super().delete(ids, scrub=scrub)
 
@@ -562,6 +571,10 @@ class PgBackend(Backend):
             f"a shared memory ({self.target.display}) rebuilds its Chroma collection while other workers "
             "serve: use Memory.repair(url) or Memory.rekey()"
         )
+
+    def skipped_log(self) -> PgSkippedLog:
+        """The memory's record of messages it did not store, shared by every worker."""
+        return PgSkippedLog(self._conn)
 
     # ------------------------------------------------------------------ for .repair
     def committed_ids(self) -> set[str]:

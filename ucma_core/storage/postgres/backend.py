@@ -547,10 +547,14 @@ class PgBackend(Backend):
             del self.vectors.all_ids
 
     def _set_manifest(self, **changes: Any) -> None:
-        import dataclasses
-
-        self.manifest = dataclasses.replace(self.manifest, **changes)
-        self.keywords.set_meta("manifest", json.dumps(self.manifest.to_dict()))
+        """Change the manifest (the attachments list, ...) for every worker: the new
+        generation makes the others read it again with their next lock."""
+        manifest = dataclasses.replace(self.manifest, **changes)
+        with db_errors("writing the manifest"), self._conn.transaction():
+            self.keywords.set_meta("manifest", json.dumps(manifest.to_dict()))
+            self.keywords.set_meta(GEN_KEY, str(self.gen + 1))
+        self.manifest = manifest
+        self.gen += 1
 
     def _guard_space(self) -> None:
         """PostgreSQL and Chroma guard their own disks."""

@@ -51,7 +51,7 @@ if TYPE_CHECKING:
 
 __all__ = ["GEN_KEY", "RebuildResult", "follow", "rebuild"]
 
-#: The ``meta`` key counting manifest switches (absent: generation 0).
+#: The ``meta`` key counting manifest changes (absent: generation 0).
 GEN_KEY = "manifest_gen"
 _PAGE = 256
 
@@ -78,14 +78,17 @@ def _digest(content: str, stored: str | None) -> str:
 
 
 def follow(backend: PgBackend, gen: int) -> None:
-    """Switch this worker to the collection and key secret another worker's rebuild made
-    current (generation ``gen``): read the manifest again and open its collection."""
+    """Read the manifest another worker changed (generation ``gen``): a rebuild's
+    collection and key secret, or the list of attachments; open the collection if it
+    changed."""
     stored = backend.keywords.get_meta("manifest")
     if stored is None:
         return
-    backend.manifest = Manifest.from_dict(json.loads(stored), backend.folder)
-    backend.vectors.use(backend.manifest.collection, create=False, folder_id=backend.manifest.folder_id)
-    backend.vectors.cache.clear()
+    manifest = Manifest.from_dict(json.loads(stored), backend.folder)
+    if manifest.collection != backend.manifest.collection:
+        backend.vectors.use(manifest.collection, create=False, folder_id=manifest.folder_id)
+        backend.vectors.cache.clear()
+    backend.manifest = manifest
     backend.gen = gen
 
 

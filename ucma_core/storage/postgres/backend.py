@@ -216,8 +216,9 @@ class PgBackend(Backend):
             self.lock()
             return
         try:
-            if (int(found[0]) if found else 0) != self.gen:  # a rebuild switched the collection
-                follow(self, int(found[0]))
+            current = int(found[0]) if found else 0
+            if current != self.gen:  # another worker changed the manifest (a rebuild, attachments)
+                follow(self, current)
             self.sync(rows)
             if not exclusive and self._unflushed:
                 self.flush_pending()  # read your writes: this worker's new vectors are in Chroma

@@ -35,11 +35,15 @@ entity, time and graph but not yet by vector search in *other* workers; the work
 that wrote it flushes its own pending rows before it reads (read your writes).
 Writes that read or change Chroma rows (replacing, deleting, updating markers, a
 consolidation job) flush every pending row first, so a late flush can never bring
-back a vector they removed. One race is left, and bounded: a worker killed while
-its flush request is in flight in the Chroma server, whose records another worker
-then deletes before the server has applied that request, leaves those vectors in
-the collection without records; no search returns them (every result must be a
-graph node) and :meth:`verify` lists them (``only_in_chroma``).
+back a vector they removed. A worker killed while its flush request is in flight in
+the Chroma server, whose records another worker then deletes before the server has
+applied that request, would leave those vectors without records: the delete leaves
+tombstones that a flush deletes from Chroma again once the request can no longer be
+in flight (:mod:`~ucma_core.storage.postgres.tombstones`).
+
+A rebuild of the collection (re-keying, repair) runs in one worker while the others
+serve, and every worker follows the switch with its next lock
+(:mod:`~ucma_core.storage.postgres.repair`).
 
 Other writes (replacing, deleting, consolidation's inserts) run as in a folder,
 entirely under the write lock: the intent is a committed journal row before Chroma is

@@ -5,6 +5,11 @@ returns a wrong result), and every worker follows the switch to the new collecti
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import chromadb
@@ -18,6 +23,7 @@ from ucma_core.storage.postgres import PostgresTarget
 from ucma_core.storage.postgres.connection import lock_key
 
 pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _collections(servers: Servers) -> dict[str, dict[str, Any]]:
@@ -128,3 +134,55 @@ def test_repair_reembeds_lost_vectors_while_another_worker_serves(servers: Serve
         hits = serving.remember("bicycle chain oiled", user_id="ana", k=1)
         assert [h.id for h in hits] == during
         assert len(_ours(servers, others)) == 1  # one collection, the rebuilt one
+
+
+_REKEY = """
+import sys, time
+from ucma_core import ChromaConfig, Memory, MemoryConfig
+from ucma_core.embedders import HashingEmbedder
+
+config = MemoryConfig(chroma=ChromaConfig(host="127.0.0.1", port=int(sys.argv[2])))
+with Memory(sys.argv[1], embedder=HashingEmbedder(), config=config) as mem:
+    def slow(done, total, label):
+        print("copied", done, flush=True)
+        if done:
+            time.sleep(30)
+    mem.rekey(progress=slow)
+"""
+
+
+def test_a_worker_killed_during_a_rekey_leaves_the_memory_as_it_was(servers: Servers) -> None:
+    url = servers.url()
+    others = set(_collections(servers))
+    with Memory(url, embedder=HashingEmbedder(), config=servers.config()) as mem:
+        ids = [
+            mem.observe(f"Ana labelled jar {n} of plum jam", user_id="ana", tags=["pantry"], keep=True)
+            for n in range(300)
+        ]
+        mem.flush()
+        ((old_name, _),) = _ours(servers, others).items()
+        proc = subprocess.Popen(
+            [sys.executable, "-c", _REKEY, url, str(servers.chroma_port)],
+            stdout=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
+        try:
+            assert proc.stdout is not None
+            while not proc.stdout.readline().startswith("copied 256"):  # a page is in the copy
+                assert proc.poll() is None
+            assert len(_ours(servers, others)) == 2  # the old collection and the partial copy
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        # the memory is as it was: old collection, old keys, every record found by tag
+        assert mem.verify().ok
+        assert {m.id for m in mem.list_memories(user_id="ana", tags=["pantry"], limit=1000)} == set(ids)
+        assert _job_free(url)  # the dead worker's job lock went with its session
+        assert mem.rekey() == 300  # the next rebuild drops the partial copy and finishes
+        after = _ours(servers, others)
+        assert len(after) == 1 and old_name not in after
+        assert {m.id for m in mem.list_memories(user_id="ana", tags=["pantry"], limit=1000)} == set(ids)
+        assert mem.verify().ok

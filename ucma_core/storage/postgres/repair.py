@@ -33,7 +33,6 @@ dropped by the next rebuild): the switch is one transaction.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
@@ -54,6 +53,8 @@ __all__ = ["GEN_KEY", "RebuildResult", "follow", "rebuild"]
 #: The ``meta`` key counting manifest changes (absent: generation 0).
 GEN_KEY = "manifest_gen"
 _PAGE = 256
+#: What tells a row changed since it was copied (computed by PostgreSQL: no text is read).
+_DIGEST = "md5(content || chr(1) || stored)"
 
 Embed = Callable[[list[str]], list[list[float]]]
 
@@ -71,10 +72,6 @@ class RebuildResult:
     #: The collection the memory uses now, and the one dropped.
     collection: str
     dropped: str
-
-
-def _digest(content: str, stored: str | None) -> str:
-    return hashlib.blake2b(f"{content}\x00{stored}".encode(), digest_size=16).hexdigest()
 
 
 def follow(backend: PgBackend, gen: int) -> None:
@@ -164,7 +161,8 @@ class _Copier:
     def page(self, conn: Any, ids: Sequence[str]) -> None:
         with db_errors("reading records to copy"):
             rows = conn.execute(
-                "SELECT id, content, stored FROM records WHERE id = ANY(%s) AND stored IS NOT NULL",
+                f"SELECT id, content, stored, {_DIGEST} FROM records "
+                "WHERE id = ANY(%s) AND stored IS NOT NULL",
                 (list(ids),),
             ).fetchall()
         if not rows:
@@ -176,8 +174,8 @@ class _Copier:
             fields = [codec.rekey(i, t, f, self.keys) for i, t, f in zip(found, texts, fields, strict=True)]
         vectors = self._vectors(found, texts)
         self.target.upsert(found, vectors, texts, fields)
-        for memory_id, content, stored in rows:
-            self.copied[memory_id] = _digest(content, stored)
+        for memory_id, _, _, digest in rows:
+            self.copied[memory_id] = digest
 
     def _vectors(self, ids: list[str], texts: list[str]) -> list[list[float]]:
         if self.reembed is not None:
@@ -204,8 +202,8 @@ def _catch_up(backend: PgBackend, copy: _Copier) -> int:
     committed = backend.committed_ids()
     with db_errors("comparing records with the copy"):
         now = {
-            r[0]: _digest(r[1], r[2])
-            for r in backend.execute("SELECT id, content, stored FROM records WHERE stored IS NOT NULL")
+            r[0]: r[1]
+            for r in backend.execute(f"SELECT id, {_DIGEST} FROM records WHERE stored IS NOT NULL")
             if r[0] in committed
         }
     gone = sorted(set(copy.copied) - set(now))

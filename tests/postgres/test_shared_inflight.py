@@ -37,6 +37,7 @@ class HoldingProxy:
         self.port = self.listener.getsockname()[1]
         self.held = threading.Event()
         self.released = threading.Event()
+        self.answered = threading.Event()
         self.pending: list[tuple[socket.socket, bytearray]] = []
         threading.Thread(target=self._accept, daemon=True).start()
 
@@ -70,22 +71,38 @@ class HoldingProxy:
         if held is None:
             server.close()
 
-    @staticmethod
-    def _down(server: socket.socket, client: socket.socket) -> None:
+    def _down(self, server: socket.socket, client: socket.socket) -> None:
         while True:
             try:
                 data = server.recv(65536)
-                if not data:
-                    break
-                client.sendall(data)
             except OSError:
                 break
+            if not data:
+                break
+            if self.released.is_set():
+                self.answered.set()  # the server answered the request that was held
+            try:
+                client.sendall(data)
+            except OSError:
+                continue  # the client is dead: keep reading the server's answers
+
+    def complete(self) -> bool:
+        """Whether the held request is whole (headers and ``Content-Length`` bytes of body)."""
+        for _, held in self.pending:
+            head, sep, body = bytes(held).partition(b"\r\n\r\n")
+            if not sep:
+                return False
+            for line in head.split(b"\r\n"):
+                if line.lower().startswith(b"content-length:") and len(body) < int(line.split(b":")[1]):
+                    return False
+        return bool(self.pending)
 
     def release(self) -> None:
-        """Deliver what was held (its client is gone), wait for the server's answer."""
+        """Deliver what was held (its client is gone) and wait for the server's answer."""
+        self.released.set()
         for server, held in self.pending:
             server.sendall(bytes(held))
-        time.sleep(1.0)
+        assert self.answered.wait(60), "the server did not answer the held request"
         for server, _ in self.pending:
             server.close()
         self.listener.close()
@@ -118,7 +135,10 @@ def test_a_late_flush_of_a_killed_worker_leaves_no_vector_without_its_record(ser
             line = proc.stdout.readline()
             assert line.startswith("ack "), line
             assert proxy.held.wait(30)  # its flush request is on its way, held by the proxy
-            time.sleep(0.5)  # the whole request is in the proxy
+            deadline = time.monotonic() + 30
+            while not proxy.complete() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert proxy.complete()  # the whole request is in the proxy
             os.kill(proc.pid, signal.SIGKILL)
             proc.wait(timeout=30)
         finally:

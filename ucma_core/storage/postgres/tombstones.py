@@ -42,6 +42,10 @@ def bury(conn: Any, ids: Sequence[str], seconds: float) -> list[str]:
 def sweep(conn: Any, delete: Callable[[list[str]], None]) -> int:
     """Delete from Chroma (``delete``) the ids of the tombstones whose time has come and
     that are neither records nor pending; returns how many."""
+    with db_errors("sweeping tombstones"):
+        due = conn.execute("SELECT EXISTS (SELECT 1 FROM tombstones WHERE until < clock_timestamp())")
+        if not due.fetchone()[0]:  # the usual case: one cheap statement, no transaction
+            return 0
     with db_errors("sweeping tombstones"), conn.transaction():
         rows = conn.execute(
             "DELETE FROM tombstones t WHERE until < clock_timestamp() RETURNING id, "

@@ -174,7 +174,7 @@ class PgBackend(Backend):
         self._retrievals: list[tuple[str, float]] = []
         #: Called (under the exclusive lock) with the retrievals :meth:`retrieved_later` kept.
         self.flush_retrievals: Callable[[list[tuple[str, float]]], None] | None = None
-        #: How many times a rebuild switched this memory's collection (see :mod:`.repair`).
+        #: The manifest generation this worker follows (moved on by a rebuild or a manifest change).
         self.gen = 0
         self._conn = connect(target)
         self._pool: Any = None

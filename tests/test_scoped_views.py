@@ -23,6 +23,7 @@ NOT_FORWARDED = {
     "record_skipped",
     "prune",
     "expire",
+    "rekey",  # the whole memory's key secret
     "consolidate",
     "start_consolidation",
     "stop_consolidation",

@@ -13,6 +13,7 @@ import threading
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ucma_core.config import MemoryConfig
 from ucma_core.consolidation import PHASES, ConsolidationReport, CycleContext, run_cycle
@@ -26,6 +27,9 @@ from ucma_core.scope import ANY, ScopeId
 from ucma_core.storage.skipped import Skipped
 from ucma_core.storage.verify import RepairReport, VerifyReport
 from ucma_core.validation import check_names, to_epoch
+
+if TYPE_CHECKING:
+    from ucma_core.storage.postgres.repair import RebuildResult
 
 __all__ = ["Maintenance"]
 
@@ -181,10 +185,13 @@ class Maintenance(MemoryBase):
         memory._setup(path, config=config, embedder=embedder, repair=True, progress=progress)
         try:
             backend = memory._stores.backend
+            actions = list(backend.actions)
+            if memory._stores.shared:  # the records are the truth: vectors and keyword index from them
+                actions += memory._repair_shared(progress)
             report = RepairReport(
                 applied=True,
                 problems=tuple(backend.problems),
-                actions=tuple(backend.actions),
+                actions=tuple(actions),
                 restored_from_chroma=tuple(sorted(r.id for r in backend.restored)),
                 restored_from_keywords=tuple(backend.reembedded),
                 dropped=tuple(backend.dropped),
@@ -194,6 +201,61 @@ class Maintenance(MemoryBase):
         finally:
             memory.close()
         return report
+
+    def rekey(self, *, progress: ProgressCallback | None = None) -> int:
+        """Name every tag, participant and metadata key in Chroma under a new random key
+        secret (the old one leaked, or a copy of the memory went where it should not);
+        returns how many records were re-keyed.
+
+        The records are copied into a new Chroma collection under the new key names and
+        the switch to it is the commit, so a crash leaves the old keys or the new ones. A
+        memory in PostgreSQL copies while its other workers keep serving, under the job
+        lock ``rebuild`` (see ``docs/deployment.md``). ``progress`` hears the copy.
+
+        Examples:
+            >>> import tempfile
+            >>> from ucma_core import Memory
+            >>> from ucma_core.embedders import HashingEmbedder
+            >>> with Memory(tempfile.mkdtemp(), embedder=HashingEmbedder()) as mem:
+            ...     _ = mem.observe("Ana packed the blue tent.", user_id="ana", tags=["trip"], keep=True)
+            ...     mem.rekey()
+            ...     [m.content for m in mem.list_memories(user_id="ana", tags=["trip"])]
+            1
+            ['Ana packed the blue tent.']
+        """
+        self._check_open()
+        if self._stores.shared:
+            return self._rebuild_shared(rekey=True, progress=progress).records
+        with self._lock:
+            self._check_open()
+            backend = self._stores.backend
+            backend.flush()  # what waits for Chroma is copied too
+            count = backend.vectors.count()
+            backend._rekey()
+            return count
+
+    def _rebuild_shared(
+        self, *, rekey: bool = False, reembed: bool = False, progress: ProgressCallback | None = None
+    ) -> RebuildResult:
+        from ucma_core.storage.postgres.repair import rebuild
+
+        backend: Any = self._stores.backend
+        return rebuild(
+            backend, self._lock, embed=self._embedder.embed, reembed=reembed, rekey=rekey, progress=progress
+        )
+
+    def _repair_shared(self, progress: ProgressCallback | None) -> list[str]:
+        """A shared memory's repair after its open: every vector embedded again from the
+        ``records`` table into a new collection, and the keyword index rebuilt."""
+        from ucma_core.storage.postgres.repair import reindex
+
+        result = self._rebuild_shared(reembed=True, progress=progress)
+        reindex(self._stores.backend)  # type: ignore[arg-type]
+        return [
+            f"embedded the {result.records} record(s) again from the records table into the new Chroma "
+            f"collection {result.collection!r} (dropped {result.dropped!r})",
+            "rebuilt the keyword index of the records table (REINDEX CONCURRENTLY)",
+        ]
 
     # ------------------------------------------------------------------ consolidation
     def consolidate(

@@ -701,6 +701,7 @@ class Memory(Reads, Knowledge, Maintenance, Transfer, Owners):
     arecord_skipped = in_thread(Maintenance.record_skipped)
     aprune = in_thread(Maintenance.prune)
     aexpire = in_thread(Maintenance.expire)
+    arekey = in_thread(Maintenance.rekey)
     aconsolidate = in_thread(Maintenance.consolidate)
     astart_consolidation = in_thread(Maintenance.start_consolidation)
     astop_consolidation = in_thread(Maintenance.stop_consolidation)

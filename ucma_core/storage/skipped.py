@@ -27,7 +27,7 @@ from ucma_core.scope import Scope
 from ucma_core.storage.atomic import write_lines_atomic
 from ucma_core.storage.diskspace import storage_error
 
-__all__ = ["FILE_NAME", "Skipped", "SkippedLog", "reason_of"]
+__all__ = ["FILE_NAME", "Skipped", "SkippedLog", "reason_of", "same_message"]
 
 #: The file in the memory folder.
 FILE_NAME = "skipped.jsonl"
@@ -90,7 +90,8 @@ def reason_of(error: BaseException) -> str:
     return _QUOTED.sub("'…'", str(error))[:_REASON_CHARS] or type(error).__name__
 
 
-def _same(entry: Skipped) -> tuple[str | None, ...]:
+def same_message(entry: Skipped) -> tuple[str | None, ...]:
+    """What makes two records the same skipped message (one is kept)."""
     return (entry.user_id, entry.agent_id, entry.session_id, entry.message_id, entry.role, entry.reason)
 
 
@@ -132,13 +133,13 @@ class SkippedLog:
         """Append ``entries`` durably (written and fsynced before this returns). A message
         with an id that is already recorded for the same reason is not recorded again (a
         mirror that observes a thread again after a restart meets it again)."""
-        seen = {_same(e) for e in self._entries if e.message_id is not None}
+        seen = {same_message(e) for e in self._entries if e.message_id is not None}
         new: list[Skipped] = []
         for entry in entries:
-            if entry.message_id is None or _same(entry) not in seen:
+            if entry.message_id is None or same_message(entry) not in seen:
                 new.append(entry)
                 if entry.message_id is not None:
-                    seen.add(_same(entry))
+                    seen.add(same_message(entry))
         if not new:
             return
         if self.path is None:

@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ucma_core.config import MemoryConfig
 from ucma_core.dynamics.forgetting import ForgettingReport, plan
@@ -38,6 +38,9 @@ from ucma_core.stores.learning import LearningStore
 from ucma_core.stores.procedural import ProceduralStore
 from ucma_core.stores.prospective import ProspectiveStore
 from ucma_core.stores.semantic import SemanticStore
+
+if TYPE_CHECKING:
+    from ucma_core.storage.postgres.skipped import PgSkippedLog
 
 __all__ = ["FolderStores", "KeyRef"]
 
@@ -77,7 +80,9 @@ class FolderStores:
             progress=progress,
         )
         self.ctx = StoreContext(self.backend, embedder, config, clock)
-        self.skipped = SkippedLog(None if self._shared else self.backend.folder)
+        self.skipped: SkippedLog | PgSkippedLog = (
+            self.backend.skipped_log() if self._shared else SkippedLog(self.backend.folder)  # type: ignore[attr-defined]
+        )
         self._new_stores()
         try:
             self._open_indexes()

@@ -35,11 +35,15 @@ entity, time and graph but not yet by vector search in *other* workers; the work
 that wrote it flushes its own pending rows before it reads (read your writes).
 Writes that read or change Chroma rows (replacing, deleting, updating markers, a
 consolidation job) flush every pending row first, so a late flush can never bring
-back a vector they removed. One race is left, and bounded: a worker killed while
-its flush request is in flight in the Chroma server, whose records another worker
-then deletes before the server has applied that request, leaves those vectors in
-the collection without records; no search returns them (every result must be a
-graph node) and :meth:`verify` lists them (``only_in_chroma``).
+back a vector they removed. A worker killed while its flush request is in flight in
+the Chroma server, whose records another worker then deletes before the server has
+applied that request, would leave those vectors without records: the delete leaves
+tombstones that a flush deletes from Chroma again once the request can no longer be
+in flight (:mod:`~ucma_core.storage.postgres.tombstones`).
+
+A rebuild of the collection (re-keying, repair) runs in one worker while the others
+serve, and every worker follows the switch with its next lock
+(:mod:`~ucma_core.storage.postgres.repair`).
 
 Other writes (replacing, deleting, consolidation's inserts) run as in a folder,
 entirely under the write lock: the intent is a committed journal row before Chroma is
@@ -71,9 +75,12 @@ from ucma_core.storage.graph import MemoryGraph
 from ucma_core.storage.journal import Intent
 from ucma_core.storage.keywords import KeywordRow
 from ucma_core.storage.manifest import Manifest, new_key_secret
+from ucma_core.storage.postgres import tombstones
 from ucma_core.storage.postgres.connection import connect, create_schema, lock_key, pool, use_schema
 from ucma_core.storage.postgres.journal import PgJournal, db_errors
 from ucma_core.storage.postgres.keywords import PgKeywordIndex
+from ucma_core.storage.postgres.repair import GEN_KEY, follow
+from ucma_core.storage.postgres.skipped import PgSkippedLog
 from ucma_core.storage.postgres.url import PostgresTarget
 from ucma_core.storage.vectors import CollectionProblem, VectorStore
 from ucma_core.storage.verify import VerifyReport
@@ -169,6 +176,8 @@ class PgBackend(Backend):
         self._retrievals: list[tuple[str, float]] = []
         #: Called (under the exclusive lock) with the retrievals :meth:`retrieved_later` kept.
         self.flush_retrievals: Callable[[list[tuple[str, float]]], None] | None = None
+        #: The manifest generation this worker follows (moved on by a rebuild or a manifest change).
+        self.gen = 0
         self._conn = connect(target)
         self._pool: Any = None
         try:
@@ -204,18 +213,23 @@ class PgBackend(Backend):
                 row = self._conn.execute("SELECT pg_try_advisory_lock(hashtext(%s))", (self._key,)).fetchone()
             exclusive = taken = bool(row[0])
         with db_errors("waiting for the memory's write lock"):
-            with self._conn.pipeline():  # one round trip: the lock, then the change feed
+            with self._conn.pipeline():  # one round trip: the lock, the change feed, the generation
                 if not taken:
                     verb = "pg_advisory_lock" if exclusive else "pg_advisory_lock_shared"
                     self._conn.execute(f"SELECT {verb}(hashtext(%s))", (self._key,))
                 feed = journal.pull_query()
+                gen = self._conn.execute("SELECT value FROM meta WHERE key = %s", (GEN_KEY,))
             rows = feed.fetchall()
+            found = gen.fetchone()
         self._held = "x" if exclusive else "s"
         if not exclusive and journal.open_at_tail(rows):
             self.unlock()  # a dead writer's intent: finishing it needs the write lock
             self.lock()
             return
         try:
+            current = int(found[0]) if found else 0
+            if current != self.gen:  # another worker changed the manifest (a rebuild, attachments)
+                follow(self, current)
             self.sync(rows)
             if not exclusive and self._unflushed:
                 self.flush_pending()  # read your writes: this worker's new vectors are in Chroma
@@ -376,9 +390,10 @@ class PgBackend(Backend):
         with self._flush_lock() as conn:
             while True:
                 with db_errors("reading pending vectors"):
-                    rows = conn.execute(
-                        "SELECT id, document, fields, vector FROM pending ORDER BY since, id LIMIT %s",
-                        (batch,),
+                    rows = conn.execute(  # only while this worker writes the current collection
+                        "SELECT id, document, fields, vector FROM pending WHERE coalesce((SELECT value "
+                        "FROM meta WHERE key = %s), '0') = %s ORDER BY since, id LIMIT %s",
+                        (GEN_KEY, str(self.gen), batch),
                     ).fetchall()
                 if not rows:
                     break
@@ -389,6 +404,7 @@ class PgBackend(Backend):
                 with db_errors("clearing pending vectors"):
                     conn.execute("DELETE FROM pending WHERE id = ANY(%s)", (ids,))
                 done += len(rows)
+            tombstones.sweep(conn, self.vectors.delete)
         self._unflushed -= mine
         self.flush_error = None
         return done
@@ -423,6 +439,12 @@ class PgBackend(Backend):
 
     def delete(self, ids: Sequence[str], *, scrub: bool = False) -> None:
         if ids:
+            window = self.config.limits.chroma_timeout_seconds
+            if tombstones.bury(self._conn, ids, window):  # a dead flusher may still add them
+                timer = threading.Timer(window + 0.5, self._wake.set)
+                timer.daemon = True
+                timer.start()
+                self._start_flusher()
             self.flush_pending()
         super().delete(ids, scrub=scrub)
 
@@ -513,6 +535,7 @@ class PgBackend(Backend):
             )
             self.keywords.set_meta("manifest", json.dumps(manifest.to_dict()))
         self.manifest = manifest
+        self.gen = int(self.keywords.get_meta(GEN_KEY) or 0)
         quick = self._held == "s"
         if quick:  # the graph is read: nothing below needs the lock
             self.unlock()
@@ -532,7 +555,6 @@ class PgBackend(Backend):
                 f"{self.target.display} keeps its vectors in collection {manifest.collection!r}: open it "
                 "with the Chroma server it was created with"
             ) from e
-        problems: list[str] = []
         try:  # what a killed worker committed and never flushed
             self.flush_pending()
         except StorageError as e:
@@ -544,7 +566,7 @@ class PgBackend(Backend):
         all_ids = self.vectors.all_ids  # a pending vector is not missing
         self.vectors.all_ids = lambda: all_ids() | pending  # type: ignore[method-assign]
         try:
-            self._recover(loaded.replay, self._memory_nodes(), problems, [])
+            self._recover(loaded.replay, self._memory_nodes(), self.problems, [])
         finally:
             del self.vectors.all_ids
 
@@ -571,10 +593,14 @@ class PgBackend(Backend):
         )
 
     def _set_manifest(self, **changes: Any) -> None:
-        import dataclasses
-
-        self.manifest = dataclasses.replace(self.manifest, **changes)
-        self.keywords.set_meta("manifest", json.dumps(self.manifest.to_dict()))
+        """Change the manifest (the attachments list, ...) for every worker: the new
+        generation makes the others read it again with their next lock."""
+        manifest = dataclasses.replace(self.manifest, **changes)
+        with db_errors("writing the manifest"), self._conn.transaction():
+            self.keywords.set_meta("manifest", json.dumps(manifest.to_dict()))
+            self.keywords.set_meta(GEN_KEY, str(self.gen + 1))
+        self.manifest = manifest
+        self.gen += 1
 
     def _guard_space(self) -> None:
         """PostgreSQL and Chroma guard their own disks."""
@@ -592,8 +618,40 @@ class PgBackend(Backend):
 
     def rebuild_collection(self, *, reembed: bool = False) -> None:
         raise StorageError(
-            f"rebuilding the Chroma collection of a shared memory ({self.target.display}) is not supported "
-            "while other workers use it"
+            f"a shared memory ({self.target.display}) rebuilds its Chroma collection while other workers "
+            "serve: use Memory.repair(url) or Memory.rekey()"
+        )
+
+    def skipped_log(self) -> PgSkippedLog:
+        """The memory's record of messages it did not store, shared by every worker."""
+        return PgSkippedLog(self._conn)
+
+    # ------------------------------------------------------------------ for .repair
+    def committed_ids(self) -> set[str]:
+        """Ids of the committed memories (graph memory nodes); call holding the write lock."""
+        return self._memory_nodes()
+
+    def execute(self, query: str, args: Sequence[Any] = ()) -> list[Any]:
+        """Rows of ``query`` on the lock's connection (call holding the write lock)."""
+        return list(self._conn.execute(query, args).fetchall())
+
+    def transaction(self) -> Any:
+        """A transaction on the lock's connection (call holding the write lock)."""
+        return self._conn.transaction()
+
+    def pooled(self) -> Any:
+        """A pooled connection (a context manager), usable from any thread."""
+        return self._pool.connection()
+
+    def new_vector_store(self) -> VectorStore:
+        """A second client of the memory's Chroma server (no collection open yet)."""
+        config = self.config
+        return VectorStore(
+            config.chroma,
+            self.folder,
+            timeout=config.limits.chroma_timeout_seconds,
+            max_batch=config.limits.chroma_batch_size,
+            cache_size=0,
         )
 
     # ------------------------------------------------------------------ lifecycle

@@ -23,6 +23,11 @@ install. Each memory is one schema (``ucma_<memory>``) with these tables:
     committed records whose vectors are not in Chroma yet (id, text, stored fields,
     vector): written in the transaction that commits the record, deleted once a flush
     has added them to Chroma (see :class:`~ucma_core.storage.postgres.backend.PgBackend`).
+``skipped``
+    what the conversation helpers were handed and did not store (:mod:`.skipped`).
+``tombstones``
+    ids deleted while their vectors were pending, deleted from Chroma once more after
+    the time a dead worker's flush can stay in flight (:mod:`.tombstones`).
 
 Connections: each open memory keeps one dedicated connection for its session-level
 advisory locks (the write lock, held across the statements of one call) and the
@@ -70,6 +75,8 @@ _TABLES = [
     "CREATE INDEX IF NOT EXISTS records_scope ON records (user_id, agent_id, session_id)",
     "CREATE TABLE IF NOT EXISTS pending (id text PRIMARY KEY, document text NOT NULL, fields text NOT NULL, "
     "vector double precision[] NOT NULL, since timestamptz NOT NULL DEFAULT clock_timestamp())",
+    "CREATE TABLE IF NOT EXISTS tombstones (id text PRIMARY KEY, until timestamptz NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS skipped (n bigserial PRIMARY KEY, entry text NOT NULL)",
     *STATEMENTS,
 ]
 

@@ -1,0 +1,188 @@
+"""Re-keying and repairing a shared memory: the Chroma collection is rebuilt from the
+``records`` table under the job lock ``rebuild`` while another worker keeps writing and
+reading (its writes made during the copy are caught up, none is lost, and no search
+returns a wrong result), and every worker follows the switch to the new collection."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import chromadb
+import psycopg
+import pytest
+
+from tests.postgres.conftest import HOST, Servers
+from ucma_core import Memory
+from ucma_core.embedders import HashingEmbedder
+from ucma_core.storage.postgres import PostgresTarget
+from ucma_core.storage.postgres.connection import lock_key
+
+pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _collections(servers: Servers) -> dict[str, dict[str, Any]]:
+    client = chromadb.HttpClient(host=HOST, port=servers.chroma_port)
+    return {c.name: dict(c.get(include=["metadatas"])) for c in client.list_collections()}
+
+
+def _ours(servers: Servers, before: set[str]) -> dict[str, dict[str, Any]]:
+    return {name: rows for name, rows in _collections(servers).items() if name not in before}
+
+
+def _job_free(url: str) -> bool:
+    target = PostgresTarget.parse(url)
+    with psycopg.connect(target.conninfo, autocommit=True) as probe:
+        key = lock_key(target, "job:rebuild")
+        free = bool(probe.execute("SELECT pg_try_advisory_lock(hashtext(%s))", (key,)).fetchone()[0])
+        if free:
+            probe.execute("SELECT pg_advisory_unlock(hashtext(%s))", (key,))
+        return free
+
+
+def test_rekey_while_another_worker_writes_and_reads(servers: Servers) -> None:
+    url = servers.url()
+    others = set(_collections(servers))
+    with (
+        Memory(url, embedder=HashingEmbedder(), config=servers.config()) as serving,
+        Memory(url, embedder=HashingEmbedder(), config=servers.config()) as rekeying,
+    ):
+        ids = [
+            serving.observe(f"Ana packed item {n} for the glacier", user_id="ana", tags=["trip"], keep=True)
+            for n in range(300)  # more than one page of the copy
+        ]
+        bob = serving.observe("Bob packed the glacier rope", user_id="bob", tags=["trip"], keep=True)
+        doomed = ids[0]
+        before = _ours(servers, others)
+        assert len(before) == 1
+        ((old_name, old_rows),) = before.items()
+        old_keys = {k for m in old_rows["metadatas"] for k in m}
+        during: list[Any] = []
+
+        def serve(done: int, total: int, label: str) -> None:
+            # another worker writes, deletes and reads in the middle of the copy
+            if len(during) < 2:
+                new = serving.observe(
+                    f"Ana added crampons {done} to the glacier list", user_id="ana", tags=["trip"], keep=True
+                )
+                if not during:
+                    serving.forget(doomed)
+                hits = serving.remember("glacier crampons", user_id="ana", k=5, tags=["trip"])
+                during.append((new, [h.record.user_id for h in hits], _job_free(url)))
+
+        count = rekeying.rekey(progress=serve)
+
+        assert len(during) == 2 and all(not free for _, _, free in during)  # served under the job lock
+        assert all(users == ["ana"] * len(users) and users for _, users, _ in during)
+        assert _job_free(url)
+        added = [new for new, _, _ in during]
+        assert count == 300 + len(added)  # the deletion and the writes during the copy were caught up
+        after = _ours(servers, others)
+        assert old_name not in after and len(after) == 1  # the old collection is dropped
+        ((_, new_rows),) = after.items()
+        new_keys = {k for m in new_rows["metadatas"] for k in m}
+        assert sorted(new_rows["ids"]) == sorted([*ids[1:], bob, *added])
+        # the keyed names changed: no tag / participant / metadata key of the old secret is left
+        keyed_old = {k for k in old_keys if k.startswith(("tag:", "participant:", "meta:"))}
+        assert keyed_old and not keyed_old & new_keys
+        for n, worker in enumerate((serving, rekeying)):  # both follow the switch: filters use the new keys
+            assert worker.verify().ok
+            found = {m.id for m in worker.list_memories(user_id="ana", tags=["trip"], limit=1000)}
+            assert found == {*ids[1:], *added}
+            hits = worker.remember("glacier rope", user_id="bob", k=3, tags=["trip"])
+            assert [h.id for h in hits] == [bob]
+            # new writes after the switch land in the new collection, under the new keys
+            late = worker.observe(f"Bob checked glacier map {n}", user_id="bob", tags=[f"map{n}"], keep=True)
+            worker.flush()
+            hits = worker.remember("glacier map", user_id="bob", k=5, tags=[f"map{n}"])
+            assert late in {h.id for h in hits}
+    with Memory(url, embedder=HashingEmbedder(), config=servers.config()) as reopened:
+        assert reopened.verify().ok
+        assert len(reopened.list_memories(user_id="ana", tags=["trip"], limit=1000)) == 299 + len(added)
+
+
+def test_repair_reembeds_lost_vectors_while_another_worker_serves(servers: Servers) -> None:
+    url = servers.url()
+    others = set(_collections(servers))
+    with Memory(url, embedder=HashingEmbedder(), config=servers.config()) as serving:
+        ids = [serving.observe(f"Ana trued bicycle wheel {n}", user_id="ana", keep=True) for n in range(20)]
+        serving.flush()
+        ((name, _),) = _ours(servers, others).items()
+        client = chromadb.HttpClient(host=HOST, port=servers.chroma_port)
+        client.get_collection(name).delete(ids=ids[:5])  # Chroma lost five vectors
+        assert not serving.verify().ok
+        during: list[str] = []
+
+        def serve(done: int, total: int, label: str) -> None:
+            if "re-embedding" in label and not during:
+                during.append(serving.observe("Ana oiled the bicycle chain", user_id="ana", keep=True))
+
+        report = Memory.repair(url, embedder=HashingEmbedder(), config=servers.config(), progress=serve)
+        assert report.applied and report.needed
+        assert set(report.restored_from_keywords) == set(ids[:5])
+        assert any("embedded the 21 record(s) again" in a for a in report.actions)
+        assert any("keyword index" in a for a in report.actions)
+        assert during  # another worker wrote during the re-embedding
+        assert serving.verify().ok
+        found = {m.id for m in serving.list_memories(user_id="ana", limit=100)}
+        assert found == {*ids, *during}
+        hits = serving.remember("bicycle chain oiled", user_id="ana", k=1)
+        assert [h.id for h in hits] == during
+        assert len(_ours(servers, others)) == 1  # one collection, the rebuilt one
+
+
+_REKEY = """
+import sys, time
+from ucma_core import ChromaConfig, Memory, MemoryConfig
+from ucma_core.embedders import HashingEmbedder
+
+config = MemoryConfig(chroma=ChromaConfig(host="127.0.0.1", port=int(sys.argv[2])))
+with Memory(sys.argv[1], embedder=HashingEmbedder(), config=config) as mem:
+    def slow(done, total, label):
+        print("copied", done, flush=True)
+        if done:
+            time.sleep(30)
+    mem.rekey(progress=slow)
+"""
+
+
+def test_a_worker_killed_during_a_rekey_leaves_the_memory_as_it_was(servers: Servers) -> None:
+    url = servers.url()
+    others = set(_collections(servers))
+    with Memory(url, embedder=HashingEmbedder(), config=servers.config()) as mem:
+        ids = [
+            mem.observe(f"Ana labelled jar {n} of plum jam", user_id="ana", tags=["pantry"], keep=True)
+            for n in range(300)
+        ]
+        mem.flush()
+        ((old_name, _),) = _ours(servers, others).items()
+        proc = subprocess.Popen(
+            [sys.executable, "-c", _REKEY, url, str(servers.chroma_port)],
+            stdout=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
+        try:
+            assert proc.stdout is not None
+            while not proc.stdout.readline().startswith("copied 256"):  # a page is in the copy
+                assert proc.poll() is None
+            assert len(_ours(servers, others)) == 2  # the old collection and the partial copy
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        # the memory is as it was: old collection, old keys, every record found by tag
+        assert mem.verify().ok
+        assert {m.id for m in mem.list_memories(user_id="ana", tags=["pantry"], limit=1000)} == set(ids)
+        assert _job_free(url)  # the dead worker's job lock went with its session
+        assert mem.rekey() == 300  # the next rebuild drops the partial copy and finishes
+        after = _ours(servers, others)
+        assert len(after) == 1 and old_name not in after
+        assert {m.id for m in mem.list_memories(user_id="ana", tags=["pantry"], limit=1000)} == set(ids)
+        assert mem.verify().ok

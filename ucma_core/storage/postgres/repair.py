@@ -1,0 +1,256 @@
+"""Rebuilding a shared memory's Chroma collection while its other workers keep serving:
+the vectors re-embedded from the records (a repair), or every keyed hash named under a
+new key secret (re-keying).
+
+The ``records`` table is the truth for every memory's text and stored fields; the
+Chroma collection is derived from it. :func:`rebuild` writes a *new* collection from
+it and switches every worker to it:
+
+1. Under the memory's job lock ``rebuild`` (one rebuild at a time), a short exclusive
+   write lock notes which records are committed (graph memory nodes with a row).
+2. Without the write lock, page by page on a pooled connection, each record's text and
+   fields are read from ``records`` and written into the new collection, their vectors
+   re-embedded (``embed``) or read from the current collection (those it lacks are
+   embedded). Other workers write and read the current collection meanwhile.
+3. Under the exclusive write lock again, the pending vectors of every worker are
+   flushed (so nothing waits for the old collection), and the records written,
+   replaced or deleted since step 1 (found by comparing each row's text and fields
+   with what was copied) are copied again or deleted; the graph's markers are written.
+   Then one SQL transaction switches the manifest (collection, and the key secret with
+   the fields of every row when re-keying) and bumps ``meta.manifest_gen``.
+4. The old collection is dropped. Every other worker reads ``manifest_gen`` in the
+   round trip that takes its write lock (:meth:`PgBackend.lock
+   <ucma_core.storage.postgres.backend.PgBackend.lock>`) and follows the switch
+   (:func:`follow`) before it reads or writes; its background flush adds pending
+   vectors only while its generation is the database's, so no vector reaches the old
+   collection after the switch.
+
+A worker killed anywhere leaves the memory as it was before the switch (the partial
+copy is dropped by the next rebuild) or as it is after it (the old collection is
+dropped by the next rebuild): the switch is one transaction.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any
+
+from ucma_core.errors import StorageError
+from ucma_core.progress import ProgressCallback
+from ucma_core.storage import codec, markers
+from ucma_core.storage.manifest import Manifest, new_key_secret
+from ucma_core.storage.postgres.journal import db_errors
+from ucma_core.storage.vectors import FOLDER_KEY, VectorStore
+
+if TYPE_CHECKING:
+    from ucma_core.storage.postgres.backend import PgBackend
+
+__all__ = ["GEN_KEY", "RebuildResult", "follow", "rebuild"]
+
+#: The ``meta`` key counting manifest changes (absent: generation 0).
+GEN_KEY = "manifest_gen"
+_PAGE = 256
+#: What tells a row changed since it was copied (computed by PostgreSQL: no text is read).
+_DIGEST = "md5(content || chr(1) || stored)"
+
+Embed = Callable[[list[str]], list[list[float]]]
+
+
+@dataclasses.dataclass(frozen=True)
+class RebuildResult:
+    """What :func:`rebuild` did."""
+
+    #: Records written into the new collection.
+    records: int
+    #: Of those, how many were embedded again from their text.
+    reembedded: int
+    #: Records written, replaced or deleted by other workers during the copy (caught up).
+    caught_up: int
+    #: The collection the memory uses now, and the one dropped.
+    collection: str
+    dropped: str
+
+
+def follow(backend: PgBackend, gen: int) -> None:
+    """Read the manifest another worker changed (generation ``gen``): a rebuild's
+    collection and key secret, or the list of attachments; open the collection if it
+    changed."""
+    stored = backend.keywords.get_meta("manifest")
+    if stored is None:
+        return
+    manifest = Manifest.from_dict(json.loads(stored), backend.folder)
+    if manifest.collection != backend.manifest.collection:
+        backend.vectors.use(manifest.collection, create=False, folder_id=manifest.folder_id)
+        backend.vectors.cache.clear()
+    backend.manifest = manifest
+    backend.gen = gen
+
+
+def rebuild(
+    backend: PgBackend,
+    write_lock: AbstractContextManager[Any],
+    *,
+    embed: Embed | None,
+    reembed: bool,
+    rekey: bool,
+    progress: ProgressCallback | None = None,
+) -> RebuildResult:
+    """Write the memory's records into a new collection and switch every worker to it (see
+    the module). ``write_lock`` is the memory's exclusive lock (its process-wide
+    :class:`~ucma_core.storage.postgres.lock.SharedLock`); ``reembed`` embeds every
+    record again with ``embed``; ``rekey`` names tags, participants and metadata keys
+    under a new key secret."""
+    with backend.job("rebuild"):
+        with write_lock:
+            manifest = backend.manifest
+            committed = backend.committed_ids()
+        folder_id = manifest.folder_id
+        old = manifest.collection
+        secret = new_key_secret() if rekey else manifest.key_secret
+        keys = codec.ChromaKeys.from_hex(secret)
+        new = manifest.next_collection()
+        for name, meta in backend.vectors.collections().items():  # a copy or old one a kill left
+            if name != old and meta.get(FOLDER_KEY) == folder_id:
+                backend.vectors.drop(name)
+        target = backend.new_vector_store()
+        try:
+            target.use(new, create=True, folder_id=folder_id)
+            copy = _Copier(backend, target, keys if rekey else None, embed if reembed else None, embed)
+            ids = sorted(committed)
+            label = "re-embedding the shared memory's vectors" if reembed else "copying the collection"
+            if progress is not None:
+                progress(0, len(ids), label)
+            with backend.pooled() as conn:
+                for start in range(0, len(ids), _PAGE):
+                    copy.page(conn, ids[start : start + _PAGE])
+                    if progress is not None:
+                        progress(min(start + _PAGE, len(ids)), len(ids), label)
+            with write_lock:
+                caught = _catch_up(backend, copy)
+                _switch(backend, target, new, secret, keys if rekey else None)
+        except BaseException:
+            target.close()
+            if backend.manifest.collection != new:
+                backend.vectors.drop(new)
+            raise
+        target.close()
+        backend.vectors.drop(old)
+    return RebuildResult(len(copy.copied), copy.embedded, caught, new, old)
+
+
+class _Copier:
+    """Copies ``records`` rows into the new collection, remembering what it copied."""
+
+    def __init__(
+        self,
+        backend: PgBackend,
+        target: VectorStore,
+        keys: codec.ChromaKeys | None,
+        reembed: Embed | None,
+        embed: Embed | None,
+    ) -> None:
+        self.backend, self.target, self.keys = backend, target, keys
+        self.reembed, self.embed = reembed, embed
+        #: id -> digest of the text and fields copied
+        self.copied: dict[str, str] = {}
+        self.embedded = 0
+
+    def page(self, conn: Any, ids: Sequence[str]) -> None:
+        with db_errors("reading records to copy"):
+            rows = conn.execute(
+                f"SELECT id, content, stored, {_DIGEST} FROM records "
+                "WHERE id = ANY(%s) AND stored IS NOT NULL",
+                (list(ids),),
+            ).fetchall()
+        if not rows:
+            return
+        found = [r[0] for r in rows]
+        texts = [r[1] for r in rows]
+        fields = [json.loads(r[2]) for r in rows]
+        if self.keys is not None:
+            fields = [codec.rekey(i, t, f, self.keys) for i, t, f in zip(found, texts, fields, strict=True)]
+        vectors = self._vectors(found, texts)
+        self.target.upsert(found, vectors, texts, fields)
+        for memory_id, _, _, digest in rows:
+            self.copied[memory_id] = digest
+
+    def _vectors(self, ids: list[str], texts: list[str]) -> list[list[float]]:
+        if self.reembed is not None:
+            self.embedded += len(ids)
+            return [[float(x) for x in v] for v in self.reembed(texts)]
+        have = self.backend.vectors.vectors_of(ids)
+        missing = [n for n, i in enumerate(ids) if i not in have]
+        fresh: dict[int, list[float]] = {}
+        if missing:
+            if self.embed is None:
+                raise StorageError(
+                    f"{len(missing)} record(s) have no vector in Chroma; pass the memory's embedder"
+                )
+            self.embedded += len(missing)
+            vectors = self.embed([texts[n] for n in missing])
+            fresh = {n: [float(x) for x in v] for n, v in zip(missing, vectors, strict=True)}
+        return [fresh[n] if n in fresh else [float(x) for x in have[i]] for n, i in enumerate(ids)]
+
+
+def _catch_up(backend: PgBackend, copy: _Copier) -> int:
+    """Under the exclusive write lock: copy again what other workers wrote since the copy
+    read it, delete what they deleted, and write the graph's markers."""
+    backend.flush_pending()
+    committed = backend.committed_ids()
+    with db_errors("comparing records with the copy"):
+        now = {
+            r[0]: r[1]
+            for r in backend.execute(f"SELECT id, {_DIGEST} FROM records WHERE stored IS NOT NULL")
+            if r[0] in committed
+        }
+    gone = sorted(set(copy.copied) - set(now))
+    changed = sorted(i for i, d in now.items() if copy.copied.get(i) != d)
+    if gone:
+        copy.target.delete(gone)
+        for i in gone:
+            del copy.copied[i]
+    with backend.pooled() as conn:
+        for start in range(0, len(changed), _PAGE):
+            copy.page(conn, changed[start : start + _PAGE])
+    marked = {}
+    for memory_id in copy.copied:
+        node = backend.graph.node(memory_id)
+        if node is not None:
+            text = markers.encode(node.to_dict())
+            if text != "{}":
+                marked[memory_id] = text
+    if marked:
+        ids = sorted(marked)
+        copy.target.update_metadata(ids, [{markers.KEY: marked[i]} for i in ids])
+    return len(gone) + len(changed)
+
+
+def _switch(
+    backend: PgBackend, target: VectorStore, new: str, secret: str | None, keys: codec.ChromaKeys | None
+) -> None:
+    """One SQL transaction: the manifest names the new collection (and secret, with every
+    row's fields re-keyed) and the generation moves on; then this worker follows."""
+    manifest = dataclasses.replace(backend.manifest, collection=new, key_secret=secret)
+    gen = backend.gen + 1
+    meta = {"manifest": json.dumps(manifest.to_dict()), GEN_KEY: str(gen)}
+    if keys is not None:
+        backend.keywords.rewrite_stored(lambda i, text, stored: codec.rekey(i, text, stored, keys), meta)
+    else:
+        with db_errors("switching the manifest"), backend.transaction():
+            for key, value in meta.items():
+                backend.keywords.set_meta(key, value)
+    backend.manifest = manifest
+    backend.vectors.use(new, create=False, folder_id=manifest.folder_id)
+    backend.vectors.cache.clear()
+    backend.gen = gen
+
+
+def reindex(backend: PgBackend) -> None:
+    """Rebuild the ``records`` table's indexes (the keyword index among them) without
+    blocking the other workers' reads and writes (``REINDEX ... CONCURRENTLY``); the
+    ``tsvector`` and length columns are generated from the text by PostgreSQL itself."""
+    with backend.pooled() as conn, db_errors("rebuilding the keyword index"):
+        conn.execute("REINDEX TABLE CONCURRENTLY records")

@@ -6,6 +6,7 @@ Each worker opens the memory once, by URL, with its vectors in the Chroma server
 
     POST /observe   {"user_id": "ana", "text": "I moved to Lisbon"}  -> {"id": "...", "worker": pid}
     GET  /remember?user_id=ana&q=where+do+I+live                     -> {"memories": [...], "worker": pid}
+    GET  /health                                                     -> {"ok": true, "worker": pid}
 
 (``worker`` is the process id of the worker that answered.)
 
@@ -53,5 +54,5 @@ def app(environ: dict[str, Any], start: Callable[..., Any]) -> Iterable[bytes]:
         hits = memory.remember(query["q"][0], user_id=query["user_id"][0], k=5)
         return _reply(start, "200 OK", {"memories": [h.record.content for h in hits], "worker": os.getpid()})
     if method == "GET" and path == "/health":
-        return _reply(start, "200 OK", {"ok": True})
+        return _reply(start, "200 OK", {"ok": True, "worker": os.getpid()})
     return _reply(start, "404 Not Found", {"error": f"no route {method} {path}"})

@@ -18,6 +18,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -74,14 +75,21 @@ def app(servers: Servers) -> Iterator[tuple[str, str, subprocess.Popen[str]]]:
     )
     base = f"http://{HOST}:{port}"
     try:
-        deadline = time.monotonic() + 120
-        while True:
+        # every worker up: a worker still opening the memory accepts nothing, so until then
+        # the first one booted takes every request
+        deadline, up = time.monotonic() + 120, set()
+
+        def health(_: int) -> int | None:
             try:
-                _call(base, "GET", "/health")
-                break
+                return int(_call(base, "GET", "/health")["worker"])
             except (urllib.error.URLError, ConnectionError):
+                return None
+
+        with ThreadPoolExecutor(WORKERS * 2) as clients:
+            while len(up) < WORKERS:
+                up |= {w for w in clients.map(health, range(WORKERS * 2)) if w is not None}
                 assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
-                assert time.monotonic() < deadline, "gunicorn did not answer"
+                assert time.monotonic() < deadline, f"gunicorn workers up: {len(up)} of {WORKERS}"
                 time.sleep(0.3)
         yield base, url, proc
     finally:
@@ -98,21 +106,32 @@ def test_writes_in_one_worker_are_found_from_the_others_and_a_killed_worker_lose
 ) -> None:
     base, url, _ = app
     acked: dict[str, tuple[str, int]] = {}  # id -> (text, worker)
-    for n in range(24):
+
+    def observe(n: int) -> tuple[str, str, int]:
         text = f"Ana parked the red bicycle at dock {n}"
         answer = _call(base, "POST", "/observe", {"user_id": "ana", "text": text})
-        acked[answer["id"]] = (text, answer["worker"])
+        return answer["id"], text, answer["worker"]
+
+    # several clients at once, as a web app's users are: one client's requests in a row may
+    # all be accepted by the same idle worker
+    with ThreadPoolExecutor(WORKERS * 2) as clients:
+        for memory_id, text, worker in clients.map(observe, range(24)):
+            acked[memory_id] = (text, worker)
     writers = {w for _, w in acked.values()}
     assert len(writers) >= 2, writers  # the writes went to several workers
     # every worker finds the writes the others acknowledged (keyword and vector search)
     found_by: dict[int, set[str]] = {}
+
+    def ask(n: int) -> tuple[int, dict[str, Any]]:
+        return n, _remember(base, "ana", f"where is the red bicycle dock {n}")
+
     deadline = time.monotonic() + 60
-    while len(found_by) < WORKERS and time.monotonic() < deadline:
-        for n in (0, 7, 15, 23):
-            answer = _remember(base, "ana", f"where is the red bicycle dock {n}")
-            assert all(m.startswith("Ana parked") for m in answer["memories"])  # no other user's
-            if f"Ana parked the red bicycle at dock {n}" in answer["memories"]:
-                found_by.setdefault(answer["worker"], set()).add(str(n))
+    with ThreadPoolExecutor(WORKERS * 2) as clients:
+        while len(found_by) < WORKERS and time.monotonic() < deadline:
+            for n, answer in clients.map(ask, [0, 7, 15, 23] * 2):
+                assert all(m.startswith("Ana parked") for m in answer["memories"])  # no other user's
+                if f"Ana parked the red bicycle at dock {n}" in answer["memories"]:
+                    found_by.setdefault(answer["worker"], set()).add(str(n))
     assert len(found_by) == WORKERS, found_by
     crossed = [
         (n, w)

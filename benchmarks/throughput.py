@@ -384,6 +384,22 @@ def _bulk_load(
     }
 
 
+def _one_by_one(side: Any, emb: TimedEmbedder, items: Sequence[Item], prof: _Profiler) -> dict[str, Any]:
+    """``items`` written one at a time (each timed), then the final ``flush()`` (group commit:
+    the writes are in Chroma only now): per-op statistics and the time per op with the flush."""
+    m = len(items)
+    stats, _ = _timed_loop([(lambda it=it: side.add_one(it)) for it in items], emb, prof)
+    t0 = time.perf_counter()
+    side.flush()
+    flush = time.perf_counter() - t0
+    return {
+        "single": stats,
+        "single_count": m,
+        "single_flush_seconds": flush,
+        "single_total_ms_per_op": (stats["wall"]["mean"] * m + flush) / m,
+    }
+
+
 def _full_phase(
     side: Any,
     emb: TimedEmbedder,
@@ -399,17 +415,7 @@ def _full_phase(
     m = min(n // 2, job["single_cap"])
     out = _bulk_load(side, emb, items[: n - m], job["batch"], prof) if n > m else {}
     out["rss_peak_bulk_mib"] = _peak_rss_mib()
-    stats, _ = _timed_loop([(lambda it=it: side.add_one(it)) for it in items[n - m :]], emb, prof)
-    t0 = time.perf_counter()
-    side.flush()
-    flush = time.perf_counter() - t0
-    out.update(
-        single=stats,
-        single_count=m,
-        single_flush_seconds=flush,
-        single_total_ms_per_op=(stats["wall"]["mean"] * m + flush) / m,
-        rss_peak_single_mib=_peak_rss_mib(),
-    )
+    out.update(_one_by_one(side, emb, items[n - m :], prof), rss_peak_single_mib=_peak_rss_mib())
     out.update(_query_phase(side, emb, items, job, prof_q))
     return out
 
@@ -439,18 +445,8 @@ def worker(job: dict[str, Any]) -> dict[str, Any]:
                 for start in range(m, n, job["batch"]):
                     side.add_many(items[start : start + job["batch"]])
                 out["rss_after_preload_mib"] = _peak_rss_mib()
-            stats, _ = _timed_loop([(lambda it=it: side.add_one(it)) for it in items[:m]], emb, prof)
-            t0 = time.perf_counter()
-            side.flush()  # group commit: the writes are in Chroma only now
-            flush = time.perf_counter() - t0
-            out.update(
-                single=stats,
-                single_count=m,
-                single_flush_seconds=flush,
-                single_total_ms_per_op=(stats["wall"]["mean"] * m + flush) / m,
-                embedded_texts=emb.texts,
-                rss_peak_write_mib=_peak_rss_mib(),
-            )
+            out.update(_one_by_one(side, emb, items[:m], prof))
+            out.update(embedded_texts=emb.texts, rss_peak_write_mib=_peak_rss_mib())
         elif phase == "full":
             out.update(_full_phase(side, emb, items, job, prof, prof_q))
         elif phase == "stall":

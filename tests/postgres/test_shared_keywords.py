@@ -6,7 +6,10 @@ table made before them."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -37,6 +40,25 @@ QUERIES = [
 ]
 
 
+@contextlib.contextmanager
+def _both(
+    servers: Servers, tmp_path: Path, rows: list[KeywordRow]
+) -> Iterator[tuple[KeywordIndex, PgKeywordIndex, psycopg.Connection[Any], PostgresTarget]]:
+    """A folder's keyword index and a shared memory's, both holding ``rows`` (and the
+    shared one's connection and target, for tests that change its tables)."""
+    folder = KeywordIndex(tmp_path)
+    folder.add(rows)
+    target = PostgresTarget.parse(servers.url())
+    try:
+        with psycopg.connect(target.conninfo, autocommit=True) as conn:
+            create_schema(conn, target)
+            shared = PgKeywordIndex(conn)
+            shared.add(rows)
+            yield folder, shared, conn, target
+    finally:
+        folder.close()
+
+
 def _same_ranking(folder: KeywordIndex, shared: PgKeywordIndex) -> None:
     for query in QUERIES:
         for user in ("ana", False):
@@ -51,17 +73,10 @@ def test_postgres_keyword_search_ranks_and_scores_like_the_folder(servers: Serve
         KeywordRow(f"m{n:02d}", text, "ana" if n != 3 else "bruno", None, None, "episodic", float(n))
         for n, text in enumerate(TEXTS)
     ]
-    folder = KeywordIndex(tmp_path)
-    folder.add(rows)
-    target = PostgresTarget.parse(servers.url())
-    with psycopg.connect(target.conninfo, autocommit=True) as conn:
-        create_schema(conn, target)
-        shared = PgKeywordIndex(conn)
-        shared.add(rows)
+    with _both(servers, tmp_path, rows) as (folder, shared, _, _):
         _same_ranking(folder, shared)
         in_range = shared.search("island", 5, user_id="ana", time_range=(6.0, 7.0))
         assert [h.id for h in in_range] == ["m06", "m07"]
-    folder.close()
 
 
 def test_postgres_keyword_statistics_follow_deletes_text_changes_and_an_upgrade(
@@ -70,13 +85,7 @@ def test_postgres_keyword_statistics_follow_deletes_text_changes_and_an_upgrade(
     rows = [
         KeywordRow(f"m{n:02d}", text, "ana", None, None, "episodic", float(n)) for n, text in enumerate(TEXTS)
     ]
-    folder = KeywordIndex(tmp_path)
-    folder.add(rows)
-    target = PostgresTarget.parse(servers.url())
-    with psycopg.connect(target.conninfo, autocommit=True) as conn:
-        create_schema(conn, target)
-        shared = PgKeywordIndex(conn)
-        shared.add(rows)
+    with _both(servers, tmp_path, rows) as (folder, shared, conn, target):
         # a deletion, a text change (an upsert of the same id) and a write that changes only fields
         changed = KeywordRow("m02", "The island ferry was late again", "ana", None, None, "episodic", 2.0)
         for index in (folder, shared):
@@ -102,4 +111,3 @@ def test_postgres_keyword_statistics_follow_deletes_text_changes_and_an_upgrade(
         assert shared.count() == 0
         assert conn.execute("SELECT count(*) FROM record_terms").fetchone()[0] == 0
         assert shared.search("island ferry", 5, user_id=False) == []
-    folder.close()

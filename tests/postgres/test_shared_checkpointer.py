@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -29,6 +30,33 @@ def _holds(dump: str, text: str) -> bool:
 
 def _open(servers: Servers, url: str) -> Memory:
     return Memory(url, embedder=HashingEmbedder(), config=servers.config())
+
+
+def test_workers_opening_checkpointers_at_once_on_a_new_memory_all_open(servers: Servers) -> None:
+    """LangGraph's migrations create indexes ``CONCURRENTLY``: a worker waiting inside
+    ``pg_advisory_lock`` for another's setup deadlocked with it (one of four failed, every round)."""
+    url = servers.url()
+    with _open(servers, url):  # the memory exists; its checkpoint tables do not yet
+        pass
+    memories = [_open(servers, url) for _ in range(4)]
+    start = threading.Barrier(len(memories))
+    failed: list[BaseException] = []
+
+    def attach(mem: Memory) -> None:
+        start.wait()
+        try:
+            UCMACheckpointer(mem)
+        except BaseException as e:
+            failed.append(e)
+
+    workers = [threading.Thread(target=attach, args=(mem,)) for mem in memories]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=300)
+    for mem in memories:
+        mem.close()
+    assert not failed, failed
 
 
 def test_threads_survive_a_restart_and_each_message_is_stored_once(servers: Servers) -> None:

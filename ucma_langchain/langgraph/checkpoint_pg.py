@@ -11,6 +11,7 @@ the caller decides the transaction (see
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -226,7 +227,7 @@ def open_saver(target: Any, *, serde: Any, timeout: float = 10.0) -> Any:
         ) from e
     try:
         key = lock_key(target, "checkpoints-setup")
-        conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (key,))
+        _wait_for_setup_lock(conn, key, target)
         try:
             saver = saver_cls(conn, serde=serde)
             saver.setup()
@@ -245,6 +246,26 @@ def open_saver(target: Any, *, serde: Any, timeout: float = 10.0) -> Any:
         raise
     return saver
 
+
+def _wait_for_setup_lock(conn: Any, key: str, target: Any) -> None:
+    """Take the setup lock by trying it again and again rather than waiting in
+    ``pg_advisory_lock``: LangGraph's migrations create indexes ``CONCURRENTLY``, which waits
+    for every open transaction, a statement waiting for the lock included, so a second
+    worker blocked in ``pg_advisory_lock`` while the first one migrates is a deadlock."""
+    from ucma_core.errors import StorageError
+
+    deadline = time.monotonic() + _SETUP_WAIT_SECONDS
+    while not conn.execute("SELECT pg_try_advisory_lock(hashtext(%s)) AS taken", (key,)).fetchone()["taken"]:
+        if time.monotonic() > deadline:
+            raise StorageError(
+                f"another worker has been setting up the LangGraph checkpoint tables in {target.display} "
+                f"for over {_SETUP_WAIT_SECONDS:.0f} s; try again when it has finished"
+            )
+        time.sleep(0.05)
+
+
+#: How long a worker waits for another one to finish setting up the checkpoint tables.
+_SETUP_WAIT_SECONDS = 300.0
 
 _SAVER: Any = None
 

@@ -3,6 +3,8 @@ write: every item is stored once, with the vector of its own text, whatever the 
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -15,22 +17,28 @@ from ucma_langchain.langgraph.bulk import chunk_size
 
 
 class CountingEmbedder(HashingEmbedder):
-    """The hashing embedder, counting the texts it embeds."""
+    """The hashing embedder, counting the texts it embeds; ``slow_first`` makes the first
+    chunk's embedding finish after the look-ahead's (as on a loaded machine)."""
 
-    def __init__(self) -> None:
+    def __init__(self, slow_first: bool = False) -> None:
         super().__init__()
         self.embedded = 0
+        self.slow_first = slow_first
+        self._count = threading.Lock()
 
     def embed(self, texts: list[str]) -> list[list[float]]:
-        self.embedded += len(texts)
+        with self._count:
+            self.embedded += len(texts)
+        if self.slow_first and any(t.startswith("item 1 ") for t in texts):
+            time.sleep(0.3)
         return super().embed(texts)
 
 
-@pytest.mark.parametrize(("cache", "ahead"), [(256, True), (0, False)])
+@pytest.mark.parametrize(("cache", "ahead", "slow_first"), [(256, True, False), (256, True, True), (0, False, False)])
 def test_a_batch_of_several_chunks_stores_each_item_once_with_its_own_vector(
-    tmp_path: Path, cache: int, ahead: bool
+    tmp_path: Path, cache: int, ahead: bool, slow_first: bool
 ) -> None:
-    embedder = CountingEmbedder()
+    embedder = CountingEmbedder(slow_first)
     config = MemoryConfig(embedding_cache_size=cache)
     with Memory(tmp_path / "m", embedder=embedder, config=config) as mem:
         size, looks_ahead = chunk_size(mem)

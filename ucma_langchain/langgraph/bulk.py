@@ -7,7 +7,9 @@ an embedding model runs on every core; so while one chunk is written, a worker t
 embeds the next chunk's texts through the memory's embedder, whose cache then answers
 ``upsert_many``. The embedding cache must hold two chunks (a chunk is half of it);
 with a cache too small to help, chunks are written one after another without the
-look-ahead. A text the cache lost in the meantime is simply embedded again, and a
+look-ahead. Before a chunk is written its texts are asked for again (cache hits), so
+the look-ahead for the next chunk evicts the chunk already written rather than this one;
+a text the cache lost in the meantime (to another caller of the same memory) is simply embedded again, and a
 failed look-ahead is ignored (the chunk's own embedding reports the error), so what
 is stored never depends on the look-ahead.
 
@@ -68,5 +70,10 @@ def write_items(memory: Memory, items: Sequence[Mapping[str, Any]]) -> None:
             if pending is not None:
                 with contextlib.suppress(Exception):  # the chunk's own embedding reports it
                     pending.result()
+                    # The look-ahead may have finished before the previous chunk's own
+                    # embedding: ask for this chunk again (cache hits) so that it is the most
+                    # recent in the cache and the next look-ahead evicts the written chunk,
+                    # not this one.
+                    _embed_ahead(memory, chunk)
             pending = pool.submit(_embed_ahead, memory, chunks[n + 1]) if n + 1 < len(chunks) else None
             memory.upsert_many(chunk)

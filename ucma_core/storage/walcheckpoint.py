@@ -8,7 +8,9 @@ moves that work off the writer: the writer turns automatic checkpoints off and c
 daemon thread with its own connection runs a ``PASSIVE`` checkpoint (it never blocks
 the writer nor readers). The next commit after a complete checkpoint restarts the log,
 and the writer's ``journal_size_limit`` cuts the file back, so the log stays about as
-small as with automatic checkpoints.
+small as with automatic checkpoints. A thread that falls behind (a busy machine) does not
+let the log grow without bound: past twice ``max_bytes`` the writer checkpoints in
+:meth:`WalCheckpointer.wrote` itself, as SQLite's automatic checkpoint would.
 
 Examples:
     >>> import sqlite3, tempfile
@@ -44,16 +46,22 @@ class WalCheckpointer:
     Args:
         path: the SQLite database file (its log is ``path`` + ``-wal``).
         max_bytes: the log size that asks for a checkpoint.
+        background: ``False`` starts no thread: only the writer checkpoints, past twice
+            ``max_bytes`` (what a thread that never gets the processor comes down to).
     """
 
-    def __init__(self, path: Path, *, max_bytes: int) -> None:
+    def __init__(self, path: Path, *, max_bytes: int, background: bool = True) -> None:
         self._path = path
+        self._background = background
         self._wal = f"{path}-wal"
         self._max_bytes = max_bytes
         self._wake = threading.Event()
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._closed = False
+        #: The writer's own connection for a checkpoint the thread fell behind on.
+        self._own: sqlite3.Connection | None = None
+        self._own_lock = threading.Lock()
         #: Checkpoints run so far (for tests and diagnostics).
         self.checkpoints = 0
 
@@ -68,10 +76,25 @@ class WalCheckpointer:
         with self._lock:
             if self._closed:
                 return
-            if self._thread is None:
+            if self._thread is None and self._background:
                 self._thread = threading.Thread(target=self._run, name="ucma-wal-checkpoint", daemon=True)
                 self._thread.start()
         self._wake.set()
+        if size > 2 * self._max_bytes:  # the thread is behind: this writer pays, as SQLite would
+            self._checkpoint_here()
+
+    def _checkpoint_here(self) -> None:
+        with self._own_lock:
+            if self._closed:
+                return
+            # a failed or busy checkpoint is retried at the next write, like the thread's
+            with contextlib.suppress(sqlite3.Error):
+                if self._own is None:
+                    self._own = sqlite3.connect(
+                        self._path, isolation_level=None, check_same_thread=False, timeout=1.0
+                    )
+                self._own.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                self.checkpoints += 1
 
     def _run(self) -> None:
         try:
@@ -100,3 +123,7 @@ class WalCheckpointer:
         self._wake.set()
         if thread is not None:
             thread.join()
+        with self._own_lock:
+            if self._own is not None:
+                self._own.close()
+                self._own = None

@@ -590,7 +590,13 @@ class VectorStore:
         """Release the client (an embedded client otherwise keeps a process-wide cache of
         the folder that goes stale when another process writes to it). A client that
         failed is dropped from that cache whatever state it is in, so the next open of
-        the folder in this process starts from the files, as a new process would."""
+        the folder in this process starts from the files, as a new process would. An
+        embedded collection's vector index is saved first (see :meth:`save_index`)."""
+        if not self._broken:
+            # a later client would otherwise build the unsaved index again, writing it whole
+            # from unzeroed buffers; a failure here leaves that to the clearing at close
+            with contextlib.suppress(StorageError):
+                self.save_index()
         client, self._client, self._col = self._client, None, None
         self.cache.clear()
         try:
@@ -673,10 +679,15 @@ class VectorStore:
         this process handled before (see :mod:`ucma_core.storage.hnsw`). Once saved, a
         client loads the index and writes back only the elements it changes. The threshold
         is set to 1 for one read by a new client (which applies Chroma's log and saves), then
-        restored. A no-op for a Chroma server and for an empty collection (no index)."""
+        restored. A no-op for a Chroma server, for an empty collection (no index) and for an
+        index saved with every change already."""
         if self.embedded_path is None or self._col is None:
             return
         col = self._col
+        from ucma_core.storage.hnsw import index_saved
+
+        if index_saved(self.embedded_path, str(col.id)):
+            return
         hnsw = (getattr(col, "configuration", None) or {}).get("hnsw") or {}
         threshold = hnsw.get("sync_threshold")
         if not isinstance(threshold, int) or self.count() == 0:

@@ -164,10 +164,14 @@ class _Worker:
     def call(self, fn: Callable[[], T]) -> T:
         return self.wait(self.submit(fn))
 
-    def stop(self) -> None:
+    def stop(self, *, wait: bool = False) -> None:
+        """Let the thread end once the calls queued are done; ``wait`` (at most :attr:`timeout`)
+        for that (not after a timeout: that thread is still in Chroma and is left behind)."""
         with self._ready:
             self._stopped = True
             self._ready.notify()
+        if wait and threading.current_thread() is not self._thread:
+            self._thread.join(self.timeout)
 
     def abandon(self, reason: str) -> None:
         """Make the caller waiting on the running call return now, with ``reason``."""
@@ -604,7 +608,7 @@ class VectorStore:
             if callable(close) and not self._broken:
                 self._call("closing the client", close)
         finally:
-            self._worker.stop()
+            self._worker.stop(wait=not self._broken)
             if self._broken and self.embedded_path is not None:
                 from ucma_core.storage.opening import forget_client
 

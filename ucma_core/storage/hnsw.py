@@ -24,6 +24,7 @@ Chroma logged for it (then a new client loads it rather than building it again).
 from __future__ import annotations
 
 import mmap
+import shutil
 import sqlite3
 import struct
 from collections.abc import Iterator
@@ -34,7 +35,7 @@ import numpy as np
 
 from ucma_core.storage.heal import HEADER, Header
 
-__all__ = ["index_saved", "sanitize"]
+__all__ = ["index_saved", "room_to_save", "sanitize"]
 
 _ROWS = 4096  # elements of data_level0.bin handled at a time
 
@@ -181,3 +182,16 @@ def index_saved(chroma: Path, collection_id: str) -> bool:
     if len(saved) != 1 or not isinstance(saved[0][0], int):
         return False
     return logged is None or (isinstance(logged, int) and saved[0][0] >= logged)
+
+
+def room_to_save(chroma: Path) -> bool:
+    """Whether the disk under the embedded Chroma folder ``chroma`` has room to write its
+    vector indexes again: twice what their files take now, and 1 MiB more. (On a disk that
+    is nearly full, saving would fill it, and the next open could not apply Chroma's log.)"""
+    try:
+        taken = sum(
+            f.stat().st_size for d in chroma.iterdir() if d.is_dir() for f in d.iterdir() if f.is_file()
+        )
+        return shutil.disk_usage(chroma).free >= 2 * taken + (1 << 20)
+    except OSError:
+        return False

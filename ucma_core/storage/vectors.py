@@ -595,12 +595,16 @@ class VectorStore:
         the folder that goes stale when another process writes to it). A client that
         failed is dropped from that cache whatever state it is in, so the next open of
         the folder in this process starts from the files, as a new process would. An
-        embedded collection's vector index is saved first (see :meth:`save_index`)."""
-        if not self._broken:
+        embedded collection's vector index is saved first (see :meth:`save_index`) when the
+        disk has room for it."""
+        if not self._broken and self.embedded_path is not None:
+            from ucma_core.storage.hnsw import room_to_save
+
             # a later client would otherwise build the unsaved index again, writing it whole
-            # from unzeroed buffers; a failure here leaves that to the clearing at close
+            # from unzeroed buffers; a failure here (or no room) leaves that to the clearing at close
             with contextlib.suppress(StorageError):
-                self.save_index()
+                if room_to_save(self.embedded_path):
+                    self.save_index()
         client, self._client, self._col = self._client, None, None
         self.cache.clear()
         try:

@@ -320,7 +320,9 @@ class VectorStore:
             return True
         if not create:
             raise CollectionProblem(f"Chroma collection {name!r} does not exist")
-        metadata = {"hnsw:space": "cosine", FOLDER_KEY: folder_id}
+        metadata: dict[str, str | int] = {"hnsw:space": "cosine", FOLDER_KEY: folder_id}
+        if self._config.search_ef is not None:
+            metadata["hnsw:search_ef"] = self._config.search_ef
         self._col = self._call(
             "creating the collection",
             lambda: client.create_collection(name, embedding_function=None, metadata=metadata),

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from ucma_core import Memory
 from ucma_core.embedders import HashingEmbedder
 
@@ -71,3 +73,15 @@ def test_writes_after_a_forget_that_emptied_the_folder_are_saved_at_close(tmp_pa
         assert [h.id for h in again.remember("tea", user_id="bob")] == [tea]
         assert index_files(folder) == index
         assert files_with(folder, b"saffron") == []
+
+
+def test_a_folder_named_by_a_relative_path_is_saved_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    with Memory("memory", embedder=HashingEmbedder()) as mem:
+        tea = mem.observe("Bob likes tea", user_id="bob", importance=0.9)
+    index = index_files(tmp_path / "memory")
+    with Memory("memory", embedder=HashingEmbedder()) as again:
+        assert [h.id for h in again.remember("tea", user_id="bob")] == [tea]
+        assert index_files(tmp_path / "memory") == index

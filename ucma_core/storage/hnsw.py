@@ -165,7 +165,9 @@ def index_saved(chroma: Path, collection_id: str) -> bool:
     """Whether the vector index of collection ``collection_id`` in the embedded Chroma folder
     ``chroma`` is saved with every change logged for it (False when that cannot be read)."""
     try:
-        con = sqlite3.connect(f"{(chroma / 'chroma.sqlite3').as_uri()}?mode=ro", uri=True, timeout=30)
+        con = sqlite3.connect(
+            f"{(chroma / 'chroma.sqlite3').absolute().as_uri()}?mode=ro", uri=True, timeout=30
+        )
         try:
             saved = con.execute(
                 "SELECT m.seq_id FROM segments s LEFT JOIN max_seq_id m ON m.segment_id = s.id"

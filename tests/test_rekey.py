@@ -5,9 +5,16 @@ PostgreSQL: ``tests/postgres/test_shared_rebuild.py``.)"""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
-from ucma_core import Memory
+import pytest
+
+from ucma_core import LimitsConfig, Memory, MemoryConfig
 from ucma_core.embedders import HashingEmbedder
 
 
@@ -30,3 +37,101 @@ def test_rekey_gives_the_folder_a_new_secret_and_keeps_every_filter(tmp_path: Pa
     with Memory(folder, embedder=HashingEmbedder()) as again:
         assert _secret(folder) == after and again.verify().ok
         assert [m.id for m in again.list_memories(user_id="ana", tags=["pantry"])] == [jam]
+
+
+# ----------------------------------------------------------------------------- scripts that never close
+
+pytestmark_posix = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs POSIX SIGKILL")
+REPO = Path(__file__).resolve().parents[1]
+SMALL_BATCHES = MemoryConfig(limits=LimitsConfig(chroma_batch_size=7))  # the copy takes several batches
+
+# Observes 20 memories, re-keys, observes 5 more, and ends without close(). With "kill" as
+# its second argument, it stops in the middle of the copy (after its first batch), tells
+# the test so through a file, and waits there to be killed -9.
+SCRIPT = """
+import sys, threading
+from pathlib import Path
+from ucma_core import LimitsConfig, Memory, MemoryConfig
+from ucma_core.embedders import HashingEmbedder
+
+folder, how = Path(sys.argv[1]), sys.argv[2]
+config = MemoryConfig(limits=LimitsConfig(chroma_batch_size=7))
+mem = Memory(folder, embedder=HashingEmbedder(), config=config)
+for n in range(20):
+    mem.observe(f"jar {n} of plum jam", user_id="ana", tags=["pantry"], metadata={"shelf": n % 3}, keep=True)
+
+def stop_midway(done, total, label):
+    if how == "kill" and 0 < done < total:
+        (folder.parent / "midway").write_text(f"{done}/{total}")
+        threading.Event().wait()
+
+assert mem.rekey(progress=stop_midway) == 20
+for n in range(20, 25):
+    mem.observe(f"jar {n} of plum jam", user_id="ana", tags=["pantry"], metadata={"shelf": n % 3}, keep=True)
+print("re-keyed")
+"""
+
+
+def _script(folder: Path, how: str) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.Popen(
+        [sys.executable, "-c", SCRIPT, str(folder), how],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
+def _jars(mem: Memory) -> set[str]:
+    return {m.content for m in mem.list_memories(user_id="ana", tags=["pantry"])}
+
+
+def _works_with_its_keys(folder: Path, jars: int) -> None:
+    """Every memory there, found by tag and by metadata filter, and the folder can re-key again."""
+    expected = {f"jar {n} of plum jam" for n in range(jars)}
+    with Memory(folder, embedder=HashingEmbedder(), config=SMALL_BATCHES) as mem:
+        assert mem.verify().ok
+        assert _jars(mem) == expected
+        on_shelf_1 = mem.remember("plum jam", user_id="ana", metadata_filter={"shelf": 1}, k=50)
+        assert {h.record.content for h in on_shelf_1} == {f"jar {n} of plum jam" for n in range(1, jars, 3)}
+        secret = _secret(folder)
+        assert mem.rekey() == jars
+        assert _secret(folder) != secret and _jars(mem) == expected
+    with Memory(folder, embedder=HashingEmbedder()) as again:
+        assert again.verify().ok and _jars(again) == expected
+
+
+def test_a_script_that_rekeys_and_never_closes_loses_nothing(tmp_path: Path) -> None:
+    folder = tmp_path / "memory"
+    Memory(folder, embedder=HashingEmbedder()).close()
+    before = _secret(folder)
+    script = _script(folder, "exit")
+    out, err = script.communicate(timeout=600)
+    assert script.returncode == 0, err.decode()[-2000:]
+    assert out.decode().strip() == "re-keyed"
+    assert _secret(folder) != before  # the new key is what the next open uses
+    _works_with_its_keys(folder, 25)  # the 5 written after the re-key too
+
+
+@pytestmark_posix
+def test_a_script_killed_in_the_middle_of_a_rekey_leaves_the_old_keys_and_every_memory(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "memory"
+    Memory(folder, embedder=HashingEmbedder()).close()
+    before = _secret(folder)
+    script = _script(folder, "kill")
+    try:
+        midway = tmp_path / "midway"
+        while not midway.exists():  # the script waits there: no race with the kill
+            assert script.poll() is None, "the script ended before the middle of the copy"
+            time.sleep(0.05)
+        done, total = map(int, midway.read_text().split("/"))
+        assert 0 < done < total == 20
+        os.kill(script.pid, signal.SIGKILL)
+    finally:
+        script.kill()
+        script.communicate()
+    assert script.returncode == -signal.SIGKILL
+    assert _secret(folder) == before  # the switch is the commit, and it never came
+    _works_with_its_keys(folder, 20)

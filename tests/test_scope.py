@@ -98,10 +98,11 @@ def test_forget_user_leaves_no_trace_through_later_queries_writes_and_opens(fold
     assert mem.remember("tea", user_id="bob")[0].id == tea
     assert files_with(folder, b"saffron") == []
     mem.close()
+    index = {p: p.read_bytes() for p in (folder / "chroma").glob("*/*.bin")}
     with Memory(folder, embedder=HashingEmbedder()) as again:
         assert {h.id for h in again.remember("recipe tea", user_id="bob")} == {keep, tea}
         assert files_with(folder, b"saffron") == []
-        # nothing built the index again from unzeroed buffers: its files are as forget_user left them
+        # nothing built the index again from unzeroed buffers: its files are as close() saved them
         assert {p: p.read_bytes() for p in (folder / "chroma").glob("*/*.bin")} == index
     assert files_with(folder, b"saffron") == []
 

@@ -47,9 +47,14 @@ class ChromaConfig:
     ssl: bool = False
     #: Collection name; by default each memory folder gets its own (``ucma-<folder id>``).
     collection: str | None = None
+    #: Chroma's HNSW ``search_ef`` for collections this creates (``None``: Chroma's default,
+    #: 100). At least the number of records makes a search exact, and so reproducible from
+    #: one build of the index to the next (Chroma builds it in parallel); higher is slower.
+    search_ef: int | None = None
 
     def __post_init__(self) -> None:
         _require(0 < self.port < 65536, f"chroma port must be 1..65535, got {self.port}")
+        _require(self.search_ef is None or self.search_ef >= 1, "chroma search_ef must be >= 1")
         if self.collection is not None:
             _require(3 <= len(self.collection) <= 512, "chroma collection name must be 3..512 characters")
 

@@ -231,7 +231,7 @@ class Maintenance(MemoryBase):
             backend = self._stores.backend
             backend.flush()  # what waits for Chroma is copied too
             count = backend.vectors.count()
-            backend._rekey()
+            backend._rekey(progress)
             return count
 
     def _rebuild_shared(

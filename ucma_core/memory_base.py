@@ -252,10 +252,7 @@ class MemoryBase:
             if self._closed:
                 return
             self._closed = True
-            try:
-                self._retriever.close()
-            finally:
-                self._stores.close(compact=True)
+            self._stores.close(compact=True)
         if errors:
             raise errors[0]
 

@@ -157,9 +157,10 @@ class Embedder(Protocol):
 
 
 class DenseIndex:
-    """Plain Chroma dense search; the caller's embedder computes every vector."""
+    """Plain Chroma dense search; the caller's embedder computes every vector. ``search_ef``
+    at least the number of items makes the search exact (the same answers every run)."""
 
-    def __init__(self, embedder: Embedder, batch_size: int = 256) -> None:
+    def __init__(self, embedder: Embedder, batch_size: int = 256, search_ef: int | None = None) -> None:
         import chromadb
         from chromadb.config import Settings
 
@@ -169,9 +170,10 @@ class DenseIndex:
         self._client: Any = chromadb.PersistentClient(
             path=self._dir, settings=Settings(anonymized_telemetry=False)
         )
-        self._collection = self._client.create_collection(
-            "turns", embedding_function=None, metadata={"hnsw:space": "cosine"}
-        )
+        metadata: dict[str, str | int] = {"hnsw:space": "cosine"}
+        if search_ef is not None:
+            metadata["hnsw:search_ef"] = search_ef
+        self._collection = self._client.create_collection("turns", embedding_function=None, metadata=metadata)
 
     def add(self, items: Sequence[tuple[str, str, str]]) -> None:
         """Index ``(turn_id, user_id, text)`` items (embedded in batches)."""

@@ -96,7 +96,7 @@ def run_dense(
     turns: Sequence[dict], questions: Sequence[dict], embedder: Any, names: dict[str, str] | None = None
 ) -> tuple[Rankings, Rankings]:
     """Dense rankings for the questions as asked and, if ``names`` is given, without the user's name."""
-    index = DenseIndex(embedder)
+    index = DenseIndex(embedder, search_ef=max(100, len(turns)))  # exact: the same rankings every run
     try:
         index.add(_items(turns))
         plain = {q["qid"]: index.search(q["question"], q["user_id"], TOP_K) for q in questions}
@@ -173,13 +173,16 @@ def run_ucma(
     folder = tempfile.mkdtemp(prefix="ucma-quality-")
     now = {"t": float(min(t["timestamp"] for t in turns))}
     clock: Callable[[], float] = lambda: now["t"]  # noqa: E731  the asked_at, or the import / latest turn time
-    config = MemoryConfig(importance_threshold=0.0)
+    # an exact vector search (search_ef of at least the number of turns): the same rankings every run
+    exact = ChromaConfig(search_ef=max(100, len(turns)))
+    config = MemoryConfig(importance_threshold=0.0, chroma=exact)
     target: str = folder
     if postgres is not None:
         host, _, port = (chroma or "").rpartition(":")
         if not host or not port.isdigit():
             raise SystemExit("--postgres needs --chroma HOST:PORT (the Chroma server keeping the vectors)")
-        config = MemoryConfig(importance_threshold=0.0, chroma=ChromaConfig(host=host, port=int(port)))
+        server = ChromaConfig(host=host, port=int(port), search_ef=exact.search_ef)
+        config = MemoryConfig(importance_threshold=0.0, chroma=server)
         target = postgres
     try:
         mem = Memory(target, embedder=embedder, config=config, clock=clock)

@@ -111,3 +111,18 @@ def test_postgres_keyword_statistics_follow_deletes_text_changes_and_an_upgrade(
         assert shared.count() == 0
         assert conn.execute("SELECT count(*) FROM record_terms").fetchone()[0] == 0
         assert shared.search("island ferry", 5, user_id=False) == []
+
+
+def test_postgres_texts_are_the_folder_texts(servers: Servers, tmp_path: Path) -> None:
+    """Retrieval reads the texts of candidates (name hop, context turns) without their
+    stored fields: both indexes give the same ``{id: text}``, rows without fields left out."""
+    rows = [
+        KeywordRow(f"m{n:02d}", text, "ana", None, None, "episodic", float(n), {"n": n} if n % 3 else None)
+        for n, text in enumerate(TEXTS)
+    ]
+    asked = [*(r.id for r in rows), "missing"]
+    with _both(servers, tmp_path, rows) as (folder, shared, _, _):
+        want = {r.id: r.content for r in rows if r.stored is not None}
+        assert folder.texts(asked) == want
+        assert shared.texts(asked) == want
+        assert shared.texts([]) == {}

@@ -37,7 +37,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -50,6 +50,7 @@ from ucma_core.retrieval.filters import Filters
 from ucma_core.retrieval.fusion import fuse
 from ucma_core.retrieval.markers import about_user, below_corrections, demotion, inherit, pull
 from ucma_core.retrieval.people import Census, People, inside_names, read_query, user_names
+from ucma_core.retrieval.prefetch import Prefetch
 from ucma_core.retrieval.ranking import Factors, factors, is_current
 from ucma_core.retrieval.router import Route, RouteKind, route
 from ucma_core.retrieval.sets import is_set_question, result_count
@@ -101,9 +102,6 @@ class Retriever:
         self._stores = stores
         self._ctx = stores.ctx
         self._people = People(stores.backend, stores.episodic)
-
-    def close(self) -> None:
-        """Nothing to release (kept for callers: retrieval runs on the caller's thread)."""
 
     def plan(self, query: str, now: float, kind: RouteKind | None) -> Route:
         """The router's decision, with the caller's override of the kind applied."""
@@ -187,49 +185,53 @@ class Retriever:
             for i in dict.fromkeys([*signals, *entity_hits])
             if i not in vectors and (node := graph.node(i)) is not None and filters.admits(node)
         ]
-        prefetch = (set(early), ctx.backend.vectors_of_later(early))
+        prefetch = Prefetch(set(early), ctx.backend.vectors_of_later(early))
+        try:
+            ask = self._time_ask(plan, filters, now, notes) if filters.time_range is None else None
+            if ask is not None and ask.span is not None:
+                lo, hi = ask.span.widened()
+                ranged = dataclasses.replace(filters, time_range=(max(EPOCH_MIN, lo), min(EPOCH_MAX, hi)))
+                in_range = ctx.backend.nearest(qvec, n, ranged.where(ctx.backend.keys))
+                add_dense(in_range)
+                add_keyword(self._keyword(keyword_text, n, ranged, None))
+                if not in_range:
+                    notes.append(
+                        "no memory is dated then: only what memories say about their own time counts"
+                    )
+            if speakers:
+                active.add("speaker")
+                keys = ctx.backend.keys
+                # the scope's own user takes part in most of it: a search among their turns repeats the first
+                own = user_names(user)
+                for speaker in [p for p in speakers if p.casefold() not in own][:MAX_SPEAKERS]:
+                    where = _and(filters.where(keys), {keys.participant(speaker): True})
+                    add_dense(ctx.backend.nearest(qvec, n, where))
+            if plan.kind is RouteKind.PROCEDURAL and _admits_type(filters, MemoryType.PROCEDURAL):
+                active.add("kind")
+                typed = dataclasses.replace(filters, memory_types=(MemoryType.PROCEDURAL,))
+                add_dense(ctx.backend.nearest(qvec, max(5, k), typed.where(ctx.backend.keys)))
+            if entity_hits:
+                active.add("entity")
+                for memory_id, strength in entity_hits.items():
+                    signals[memory_id]["entity"] = max(signals[memory_id].get("entity", 0.0), strength)
 
-        ask = self._time_ask(plan, filters, now, notes) if filters.time_range is None else None
-        if ask is not None and ask.span is not None:
-            lo, hi = ask.span.widened()
-            ranged = dataclasses.replace(filters, time_range=(max(EPOCH_MIN, lo), min(EPOCH_MAX, hi)))
-            in_range = ctx.backend.nearest(qvec, n, ranged.where(ctx.backend.keys))
-            add_dense(in_range)
-            add_keyword(self._keyword(keyword_text, n, ranged, None))
-            if not in_range:
-                notes.append("no memory is dated then: only what memories say about their own time counts")
-        if speakers:
-            active.add("speaker")
-            keys = ctx.backend.keys
-            # the scope's own user takes part in most of it: a search among their turns repeats the first
-            own = user_names(user)
-            for speaker in [p for p in speakers if p.casefold() not in own][:MAX_SPEAKERS]:
-                where = _and(filters.where(keys), {keys.participant(speaker): True})
-                add_dense(ctx.backend.nearest(qvec, n, where))
-        if plan.kind is RouteKind.PROCEDURAL and _admits_type(filters, MemoryType.PROCEDURAL):
-            active.add("kind")
-            typed = dataclasses.replace(filters, memory_types=(MemoryType.PROCEDURAL,))
-            add_dense(ctx.backend.nearest(qvec, max(5, k), typed.where(ctx.backend.keys)))
-        if entity_hits:
-            active.add("entity")
-            for memory_id, strength in entity_hits.items():
-                signals[memory_id]["entity"] = max(signals[memory_id].get("entity", 0.0), strength)
-
-        self._mark_structured(signals, plan, speakers)
-        pre = _strength(fuse(self._admissible(signals, filters), fusion, active - {"graph"}))
-        turns = Turns(ctx.backend.graph)
-        event = ask.event if ask is not None else None
-        texts = self._texts(self._worth_reading(pre, turns, ask))
-        if self._hop(signals, pre, texts, keyword_text, user, filters, census, notes):
-            active.add("hop")
-        if self._context(signals, pre, texts, turns, event):
-            active.add("context")
-        self._expand(signals, pre, filters)
-        # every candidate, also those the hop, context and graph brought in
-        self._mark_structured(signals, plan, speakers)
-        for memory_id in pull(signals, ctx.backend.graph.node):  # corrections and answers
-            signals.setdefault(memory_id, {})
-        nodes = self._complete(signals, vectors, filters, qvec, prefetch)
+            self._mark_structured(signals, plan, speakers)
+            pre = _strength(fuse(self._admissible(signals, filters), fusion, active - {"graph"}))
+            turns = Turns(ctx.backend.graph)
+            event = ask.event if ask is not None else None
+            texts = self._texts(self._worth_reading(pre, turns, ask))
+            if self._hop(signals, pre, texts, keyword_text, user, filters, census, notes):
+                active.add("hop")
+            if self._context(signals, pre, texts, turns, event):
+                active.add("context")
+            self._expand(signals, pre, filters)
+            # every candidate, also those the hop, context and graph brought in
+            self._mark_structured(signals, plan, speakers)
+            for memory_id in pull(signals, ctx.backend.graph.node):  # corrections and answers
+                signals.setdefault(memory_id, {})
+            nodes = self._complete(signals, vectors, filters, qvec, prefetch)
+        finally:
+            prefetch.settle()  # when a stage above raised: no read left running on the store
 
         relevance = fuse(signals, fusion, active)
         if ask is not None:
@@ -621,7 +623,7 @@ class Retriever:
         vectors: dict[str, np.ndarray],
         filters: Filters,
         qvec: Sequence[float],
-        prefetch: tuple[set[str], Callable[[], dict[str, np.ndarray]]],
+        prefetch: Prefetch,
     ) -> dict[str, MemoryNode]:
         """The graph record of every admissible candidate; drops the others from ``signals``.
 
@@ -635,8 +637,7 @@ class Retriever:
         missing = [
             i for i in signals if i not in vectors and (n := graph.node(i)) is not None and filters.admits(n)
         ]
-        asked, read = prefetch
-        early = read()
+        asked, early = prefetch.asked, prefetch.read()
         vectors.update((i, early[i]) for i in missing if i in early)
         vectors.update(self._ctx.backend.vectors_of([i for i in missing if i not in asked]))
         if filters.needs_row and missing:

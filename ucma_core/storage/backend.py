@@ -714,7 +714,7 @@ class Backend:
         if not set(FEATURES) <= set(self.manifest.features):
             self._set_manifest(features=tuple(dict.fromkeys((*self.manifest.features, *FEATURES))))
 
-    def _rekey(self) -> None:
+    def _rekey(self, progress: ProgressCallback | None = None) -> None:
         """Give the folder its own key secret and name every tag, participant and metadata key
         in Chroma with it (a folder from before per-folder secrets has plain hashes there).
 
@@ -734,6 +734,7 @@ class Backend:
             new,
             self.manifest.folder_id,
             rewrite=lambda memory_id, text, stored: codec.rekey(memory_id, text, stored, keys),
+            progress=progress,
         )
         features = tuple(dict.fromkeys((*self.manifest.features, *FEATURES)))
         self.manifest = dataclasses.replace(

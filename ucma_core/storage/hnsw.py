@@ -16,11 +16,16 @@ time, and each zeroed range is written in place (only bytes no reader uses chang
 so a crash half way leaves a valid index).
 
 Run it only while no Chroma client has the folder open.
+
+:func:`index_saved` tells whether a collection's index on disk already holds every change
+Chroma logged for it (then a new client loads it rather than building it again).
 """
 
 from __future__ import annotations
 
 import mmap
+import shutil
+import sqlite3
 import struct
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -30,7 +35,7 @@ import numpy as np
 
 from ucma_core.storage.heal import HEADER, Header
 
-__all__ = ["sanitize"]
+__all__ = ["index_saved", "room_to_save", "sanitize"]
 
 _ROWS = 4096  # elements of data_level0.bin handled at a time
 
@@ -154,3 +159,41 @@ def sanitize(segment: Path) -> bool:
         if norms is not None:
             _zero(norms, 4 * header.count, norm_size)
     return True
+
+
+def index_saved(chroma: Path, collection_id: str) -> bool:
+    """Whether the vector index of collection ``collection_id`` in the embedded Chroma folder
+    ``chroma`` is saved with every change logged for it (False when that cannot be read)."""
+    try:
+        con = sqlite3.connect(
+            f"{(chroma / 'chroma.sqlite3').absolute().as_uri()}?mode=ro", uri=True, timeout=30
+        )
+        try:
+            saved = con.execute(
+                "SELECT m.seq_id FROM segments s LEFT JOIN max_seq_id m ON m.segment_id = s.id"
+                " WHERE s.collection = ? AND s.scope = 'VECTOR'",
+                (collection_id,),
+            ).fetchall()
+            (logged,) = con.execute(
+                "SELECT MAX(seq_id) FROM embeddings_queue WHERE topic LIKE ?", (f"%/{collection_id}",)
+            ).fetchone()
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return False
+    if len(saved) != 1 or not isinstance(saved[0][0], int):
+        return False
+    return logged is None or (isinstance(logged, int) and saved[0][0] >= logged)
+
+
+def room_to_save(chroma: Path) -> bool:
+    """Whether the disk under the embedded Chroma folder ``chroma`` has room to write its
+    vector indexes again: twice what their files take now, and 1 MiB more. (On a disk that
+    is nearly full, saving would fill it, and the next open could not apply Chroma's log.)"""
+    try:
+        taken = sum(
+            f.stat().st_size for d in chroma.iterdir() if d.is_dir() for f in d.iterdir() if f.is_file()
+        )
+        return shutil.disk_usage(chroma).free >= 2 * taken + (1 << 20)
+    except OSError:
+        return False

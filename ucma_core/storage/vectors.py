@@ -164,10 +164,14 @@ class _Worker:
     def call(self, fn: Callable[[], T]) -> T:
         return self.wait(self.submit(fn))
 
-    def stop(self) -> None:
+    def stop(self, *, wait: bool = False) -> None:
+        """Let the thread end once the calls queued are done; ``wait`` (at most :attr:`timeout`)
+        for that (not after a timeout: that thread is still in Chroma and is left behind)."""
         with self._ready:
             self._stopped = True
             self._ready.notify()
+        if wait and threading.current_thread() is not self._thread:
+            self._thread.join(self.timeout)
 
     def abandon(self, reason: str) -> None:
         """Make the caller waiting on the running call return now, with ``reason``."""
@@ -316,7 +320,9 @@ class VectorStore:
             return True
         if not create:
             raise CollectionProblem(f"Chroma collection {name!r} does not exist")
-        metadata = {"hnsw:space": "cosine", FOLDER_KEY: folder_id}
+        metadata: dict[str, str | int] = {"hnsw:space": "cosine", FOLDER_KEY: folder_id}
+        if self._config.search_ef is not None:
+            metadata["hnsw:search_ef"] = self._config.search_ef
         self._col = self._call(
             "creating the collection",
             lambda: client.create_collection(name, embedding_function=None, metadata=metadata),
@@ -590,7 +596,17 @@ class VectorStore:
         """Release the client (an embedded client otherwise keeps a process-wide cache of
         the folder that goes stale when another process writes to it). A client that
         failed is dropped from that cache whatever state it is in, so the next open of
-        the folder in this process starts from the files, as a new process would."""
+        the folder in this process starts from the files, as a new process would. An
+        embedded collection's vector index is saved first (see :meth:`save_index`) when the
+        disk has room for it."""
+        if not self._broken and self.embedded_path is not None:
+            from ucma_core.storage.hnsw import room_to_save
+
+            # a later client would otherwise build the unsaved index again, writing it whole
+            # from unzeroed buffers; a failure here (or no room) leaves that to the clearing at close
+            with contextlib.suppress(StorageError):
+                if room_to_save(self.embedded_path):
+                    self.save_index()
         client, self._client, self._col = self._client, None, None
         self.cache.clear()
         try:
@@ -598,7 +614,7 @@ class VectorStore:
             if callable(close) and not self._broken:
                 self._call("closing the client", close)
         finally:
-            self._worker.stop()
+            self._worker.stop(wait=not self._broken)
             if self._broken and self.embedded_path is not None:
                 from ucma_core.storage.opening import forget_client
 
@@ -673,10 +689,15 @@ class VectorStore:
         this process handled before (see :mod:`ucma_core.storage.hnsw`). Once saved, a
         client loads the index and writes back only the elements it changes. The threshold
         is set to 1 for one read by a new client (which applies Chroma's log and saves), then
-        restored. A no-op for a Chroma server and for an empty collection (no index)."""
+        restored. A no-op for a Chroma server, for an empty collection (no index) and for an
+        index saved with every change already."""
         if self.embedded_path is None or self._col is None:
             return
         col = self._col
+        from ucma_core.storage.hnsw import index_saved
+
+        if index_saved(self.embedded_path, str(col.id)):
+            return
         hnsw = (getattr(col, "configuration", None) or {}).get("hnsw") or {}
         threshold = hnsw.get("sync_threshold")
         if not isinstance(threshold, int) or self.count() == 0:

@@ -347,6 +347,15 @@ class PgBackend(Backend):
             found.update(super().rows(rest))
         return found
 
+    def texts(self, ids: Sequence[str]) -> dict[str, str]:
+        """As the folder's, and the texts of records the transaction still open writes."""
+        own = {r.id: r.content for rows, _ in self._at_commit for r in rows}
+        found = {i: own[i] for i in ids if i in own}
+        rest = [i for i in ids if i not in found]
+        if rest:
+            found.update(super().texts(rest))
+        return found
+
     def _write_pending(self, cur: Any) -> None:
         """In the commit's SQL transaction: the new records' rows and their pending vectors."""
         for rows, pending in self._at_commit:

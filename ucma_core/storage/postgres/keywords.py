@@ -173,6 +173,20 @@ class PgKeywordIndex:
                     out[memory_id] = (content, json.loads(stored))
         return out
 
+    def texts(self, ids: Sequence[str]) -> dict[str, str]:
+        """``{id: text}`` for those of ``ids`` whose row keeps its fields (as :meth:`rows`,
+        without reading or decoding the fields)."""
+        out: dict[str, str] = {}
+        with db_errors("reading record texts"):
+            for start in range(0, len(ids), _CHUNK):
+                chunk = list(ids[start : start + _CHUNK])
+                out.update(
+                    self._conn.execute(
+                        "SELECT id, content FROM records WHERE id = ANY(%s) AND stored IS NOT NULL", (chunk,)
+                    )
+                )
+        return out
+
     def search(
         self,
         query: str,

@@ -102,3 +102,16 @@ def test_queued_marks_are_written_in_the_background_and_kept_when_refused() -> N
         assert len(marks) == 0
     finally:
         marks.close()
+
+
+def test_a_rewritten_text_is_read_anew_by_retrieval(tmp_path: Path) -> None:
+    # retrieval keeps the texts it read (storage/textcache.py): a rewrite must reach it
+    with _open(tmp_path / "m") as mem:
+        mem.observe("the parcel for locker twelve arrived this morning", user_id="u")
+        keyed = mem.upsert("k", "Thanks a lot!", user_id="u")
+        first = {r.id: r for r in mem.remember("thanks a lot for the parcel", user_id="u", k=2)}
+        assert "content_free" in first[keyed].signals  # says nothing: below the content
+        mem.upsert("k", "Thanks a lot, the parcel went to locker twelve by the stairs", user_id="u")
+        again = {r.id: r for r in mem.remember("thanks a lot for the parcel", user_id="u", k=2)}
+        assert "content_free" not in again[keyed].signals
+        assert again[keyed].content == "Thanks a lot, the parcel went to locker twelve by the stairs"

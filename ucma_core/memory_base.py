@@ -272,6 +272,8 @@ class MemoryBase:
         and visible to :meth:`remember`; a background writer adds the vectors to
         Chroma in batches. ``flush`` writes what waits now (``close`` does too). A
         memory in PostgreSQL writes its vectors at once: there is nothing to flush.
+        ``flush`` (like every call but ``remember``) also writes the access marks that
+        ``remember`` queued (:mod:`~ucma_core.stores.accessmarks`).
 
         Raises:
             StorageError: Chroma refused the write (e.g. a full disk). Nothing is lost:

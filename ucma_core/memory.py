@@ -589,7 +589,7 @@ class Memory(Reads, Knowledge, Maintenance, Transfer, Owners):
             known = ", ".join(r.value for r in RouteKind)
             raise InvalidInputError(f"unknown route {route!r}; expected one of: {known}") from e
         with self._read_lock:
-            self._check_open()
+            self._check_open(settle=False)  # its access marks wait (ranking never reads them)
             at = self.now() if now is None else to_epoch(now, "now")
             results = self._retriever.search(
                 text, k=k, filters=filters, now=at, kind=kind, diversify=diversify, reinforce=False

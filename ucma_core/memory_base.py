@@ -59,6 +59,11 @@ class OpenLock:
         if self._memory._closed:
             self._memory._lock.release()
             raise ClosedMemoryError(f"memory at {self._memory.path} is closed")
+        try:
+            self._memory._stores.settle()
+        except BaseException:
+            self._memory._lock.release()
+            raise
 
     def __exit__(self, *exc: object) -> None:
         self._memory._lock.release()
@@ -264,6 +269,8 @@ class MemoryBase:
         and visible to :meth:`remember`; a background writer adds the vectors to
         Chroma in batches. ``flush`` writes what waits now (``close`` does too). A
         memory in PostgreSQL writes its vectors at once: there is nothing to flush.
+        ``flush`` (like every call but ``remember``) also writes the access marks that
+        ``remember`` queued (:mod:`~ucma_core.stores.accessmarks`).
 
         Raises:
             StorageError: Chroma refused the write (e.g. a full disk). Nothing is lost:
@@ -312,9 +319,13 @@ class MemoryBase:
         self._background = None if not thread.is_alive() else thread
         return not thread.is_alive()
 
-    def _check_open(self) -> None:
+    def _check_open(self, *, settle: bool = True) -> None:
+        """Refuse a closed memory; with ``settle`` (every call but ``remember``) first write the
+        access marks retrievals queued, so the call reads and writes them (the lock is held)."""
         if self._closed:
             raise ClosedMemoryError(f"memory at {self.path} is closed")
+        if settle:
+            self._stores.settle()
 
     @property
     def _open_lock(self) -> OpenLock:

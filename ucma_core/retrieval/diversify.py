@@ -45,15 +45,18 @@ def mmr(
     score = np.asarray([scores[i] for i in ids])
     closest = np.zeros(len(ids))  # highest similarity to anything picked so far
     alive = np.ones(len(ids), dtype=bool)
+    base = lambda_ * score
+    penalty = 1.0 - lambda_
     picked: list[int] = []
     while len(picked) < k:
-        candidates = alive & (closest < duplicate_similarity)
-        if not candidates.any():
-            break
-        value = np.where(candidates, lambda_ * score - (1.0 - lambda_) * closest, -np.inf)
+        value = np.where(alive & (closest < duplicate_similarity), base - penalty * closest, -np.inf)
         best = int(np.argmax(value))
+        if value[best] == -np.inf:  # every candidate left is picked or a duplicate
+            break
         picked.append(best)
+        if len(picked) == k:
+            break
         alive[best] = False
         # row by row, without BLAS: thread start-up costs more than these few products
-        closest = np.maximum(closest, (matrix * matrix[best]).sum(axis=1))
+        np.maximum(closest, (matrix * matrix[best]).sum(axis=1), out=closest)
     return [ids[n] for n in sorted(picked)]

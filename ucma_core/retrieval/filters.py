@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from ucma_core.errors import InvalidInputError
@@ -98,6 +99,11 @@ def _chroma_clause(keys: ChromaKeys, key: str, op: str, operand: Any) -> dict[st
     return {keys.metadata(key): {op: operand}}
 
 
+@cache
+def _observed(source: str) -> bool:
+    return Source(source).observed
+
+
 @dataclass(frozen=True)
 class Filters:
     """A scope and the filters a search or listing applies."""
@@ -160,7 +166,7 @@ class Filters:
             ts = float(attrs.get("timestamp", 0.0))
             if not self.time_range[0] <= ts <= self.time_range[1]:
                 return False
-        return not self.observed_only or Source(attrs.get("source", "system")).observed
+        return not self.observed_only or _observed(attrs.get("source", "system"))
 
     @property
     def needs_row(self) -> bool:

@@ -20,11 +20,12 @@ from ucma_core.records import IntentionStatus, MemoryType, ProcedureStatus, Sour
 from ucma_core.storage.nodes import MemoryNode
 from ucma_core.stores.procedural import evidence_weighted_score
 
-__all__ = ["KNOWLEDGE", "Factors", "effective_importance", "factors", "is_current"]
+__all__ = ["KNOWLEDGE", "Factors", "effective_importance", "factors", "is_current", "observed_source"]
 
 
 @cache
-def _observed(source: str) -> bool:
+def observed_source(source: str) -> bool:
+    """:attr:`Source.observed` of a stored source value (read once per value)."""
     return Source(source).observed
 
 
@@ -103,6 +104,6 @@ def factors(
         importance=effective_importance(node),
         recency=recency(node.timestamp, now, weights.recency_half_life_days),
         retention=retention(stability, node.last_access, now),
-        generated=not _observed(node.source),
+        generated=not observed_source(node.source),
         demotion=demotion,
     )

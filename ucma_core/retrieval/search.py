@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from ucma_core.records import MemoryRecord, MemoryType, RetrievalResult, RouteDecision, Source
+from ucma_core.records import MemoryRecord, MemoryType, RetrievalResult, RouteDecision
 from ucma_core.retrieval.context import Turns, context_evidence, invites_reply, names, session_window
 from ucma_core.retrieval.diversify import mmr
 from ucma_core.retrieval.filters import Filters
@@ -51,7 +51,7 @@ from ucma_core.retrieval.fusion import fuse
 from ucma_core.retrieval.markers import about_user, below_corrections, demotion, inherit, pull
 from ucma_core.retrieval.people import Census, People, inside_names, read_query, user_names
 from ucma_core.retrieval.prefetch import Prefetch
-from ucma_core.retrieval.ranking import Factors, factors, is_current
+from ucma_core.retrieval.ranking import Factors, factors, is_current, observed_source
 from ucma_core.retrieval.router import Route, RouteKind, route
 from ucma_core.retrieval.sets import is_set_question, result_count
 from ucma_core.retrieval.substance import content_last
@@ -516,7 +516,7 @@ class Retriever:
     def _observed(self, memory_id: str) -> bool:
         """Whether a memory was said or seen by someone (a user, a tool) rather than generated."""
         node = self._ctx.backend.graph.node(memory_id)
-        return node is not None and Source(node["source"]).observed
+        return node is not None and observed_source(node["source"])
 
     def _admissible(
         self, signals: dict[str, dict[str, float]], filters: Filters

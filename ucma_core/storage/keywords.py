@@ -28,12 +28,15 @@ from typing import Any
 
 from ucma_core.errors import StorageError
 from ucma_core.storage.diskspace import storage_error
+from ucma_core.storage.textcache import TextCache
 from ucma_core.storage.walcheckpoint import WalCheckpointer
 
 __all__ = ["DamagedIndexError", "KeywordHit", "KeywordIndex", "KeywordRow", "match_query", "search_filters"]
 
 _FILE = "keywords.sqlite3"
 _WAL_BYTES = 256 * 1024  # the log size at which the background thread checkpoints
+#: Texts :meth:`KeywordIndex.texts` keeps (about 100 bytes of text each).
+TEXT_CACHE_SIZE = 4096
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 # Words too common in conversation to say anything about which memory is meant.
 STOPWORDS = frozenset(
@@ -179,6 +182,8 @@ class KeywordIndex:
             self._db.close()
             raise storage_error(e, f"opening keyword index {self.path}") from e
         self._checkpointer = WalCheckpointer(self.path, max_bytes=_WAL_BYTES)
+        #: Texts read recently (:meth:`texts`), forgotten by every write that touches them.
+        self.text_cache = TextCache(TEXT_CACHE_SIZE)
 
     @classmethod
     def open_or_rebuild(cls, folder: Path) -> tuple[KeywordIndex, str | None]:
@@ -228,6 +233,7 @@ class KeywordIndex:
         ]
         if not data:
             return
+        self.text_cache.forget(row[1] for row in data)
         try:
             self._db.execute("BEGIN")
             for row in data:
@@ -249,6 +255,7 @@ class KeywordIndex:
     def delete(self, ids: Sequence[str]) -> None:
         if not ids:
             return
+        self.text_cache.forget(ids)
         try:
             self._db.execute("BEGIN")
             for start in range(0, len(ids), 500):
@@ -267,6 +274,7 @@ class KeywordIndex:
 
     def scrub(self) -> None:
         """Merge the FTS segments and vacuum so deleted text leaves the file."""
+        self.text_cache.clear()
         try:
             self._db.execute("INSERT INTO memories(memories) VALUES('optimize')")
             self._db.execute("VACUUM")
@@ -299,13 +307,18 @@ class KeywordIndex:
 
     def texts(self, ids: Sequence[str]) -> dict[str, str]:
         """``{id: text}`` for those of ``ids`` whose row keeps its fields (as :meth:`rows`,
-        without decoding the fields)."""
-        out: dict[str, str] = {}
+        without decoding the fields); those read before come from :attr:`text_cache`."""
+        out = self.text_cache.get(ids)
+        missing = [i for i in ids if i not in out] if out else list(ids)
+        if not missing:
+            return out
+        token = self.text_cache.token()
+        read: dict[str, str] = {}
         try:
-            for start in range(0, len(ids), 500):
-                chunk = list(ids[start : start + 500])
+            for start in range(0, len(missing), 500):
+                chunk = missing[start : start + 500]
                 marks = ",".join("?" * len(chunk))
-                out.update(
+                read.update(
                     self._db.execute(
                         "SELECT r.id, m.content FROM rowids r JOIN memories m ON m.rowid = r.fts "
                         f"WHERE r.id IN ({marks}) AND r.stored IS NOT NULL",
@@ -314,6 +327,8 @@ class KeywordIndex:
                 )
         except sqlite3.Error as e:
             raise StorageError(f"cannot read texts from keyword index {self.path}: {e}") from e
+        self.text_cache.put(read, token)
+        out.update(read)
         return out
 
     def search(
@@ -361,6 +376,7 @@ class KeywordIndex:
     ) -> int:
         """Replace every row's stored fields with ``rewrite(id, text, fields)`` and set the
         ``meta`` values, all in one transaction; returns how many rows were rewritten."""
+        self.text_cache.clear()
         try:
             found = self._db.execute(
                 "SELECT r.id, m.content, r.stored FROM rowids r JOIN memories m ON m.rowid = r.fts "
@@ -380,6 +396,7 @@ class KeywordIndex:
         return len(changed)
 
     def _rollback(self) -> None:
+        self.text_cache.clear()
         with contextlib.suppress(sqlite3.Error):  # nothing was open
             self._db.execute("ROLLBACK")
 

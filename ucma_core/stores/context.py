@@ -75,19 +75,31 @@ class StoreContext:
         ``retrieval_stability`` grows as a review would grow the stability — but
         ``stability`` and ``last_access``, which the rank reads, stay as they were: what
         one query returned cannot reorder the answer to another."""
-        node = self.backend.graph.node_as(memory_id, MemoryNode)
-        if node is None:
-            return
-        stability = float(node.stability)
-        added = float(node.get("retrieval_stability", 0.0))
-        last = max(float(node.last_access), float(node.get("retrieved_at", 0.0)))
-        grown = reinforced_stability(stability + added, last, now, self.config.retention)
-        self.backend.set_state(
-            memory_id,
-            retrieval_stability=grown - stability,
-            retrieved_at=max(now, last),
-            access_count=int(node.access_count) + 1,
-        )
+        self.retrieved_many([(memory_id, now)])
+
+    def retrieved_many(self, marks: Iterable[tuple[str, float]]) -> None:
+        """:meth:`retrieved` for each ``(memory_id, now)`` in turn, with one state write per
+        memory however often it appears (a memory that is gone is skipped)."""
+        times: dict[str, list[float]] = {}
+        for memory_id, now in marks:
+            times.setdefault(memory_id, []).append(now)
+        retention = self.config.retention
+        for memory_id, when in times.items():
+            node = self.backend.graph.node_as(memory_id, MemoryNode)
+            if node is None:
+                continue
+            stability = float(node.stability)
+            added = float(node.get("retrieval_stability", 0.0))
+            retrieved_at = float(node.get("retrieved_at", 0.0))
+            count = int(node.access_count)
+            for now in when:
+                last = max(float(node.last_access), retrieved_at)
+                added = reinforced_stability(stability + added, last, now, retention) - stability
+                retrieved_at = max(now, last)
+                count += 1
+            self.backend.set_state(
+                memory_id, retrieval_stability=added, retrieved_at=retrieved_at, access_count=count
+            )
 
     def reinforce(self, memory_id: str, now: float, **extra: Any) -> None:
         """Record an access: stability grows with the spacing since the last one."""

@@ -32,6 +32,7 @@ from ucma_core.storage.backend import Backend
 from ucma_core.storage.graph import EdgeType
 from ucma_core.storage.postgres.url import PostgresTarget
 from ucma_core.storage.skipped import SkippedLog
+from ucma_core.stores.accessmarks import AccessMarks
 from ucma_core.stores.context import StoreContext
 from ucma_core.stores.episodic import EpisodeDraft, EpisodicStore
 from ucma_core.stores.learning import LearningStore
@@ -64,6 +65,7 @@ class FolderStores:
     ) -> None:
         self.config = config
         self._shared = isinstance(folder, PostgresTarget)
+        self._marks: AccessMarks | None = None
         opener: type[Backend] = Backend
         if isinstance(folder, PostgresTarget):
             from ucma_core.storage.postgres.backend import PgBackend
@@ -98,12 +100,15 @@ class FolderStores:
 
     def new_lock(self) -> Any:
         """The lock :class:`~ucma_core.Memory` serialises calls with: a thread lock for a folder,
-        for a shared memory also its write lock across processes (with a sync on entry)."""
+        for a shared memory also its write lock across processes (with a sync on entry).
+        A folder's access marks are written later under it (:mod:`~ucma_core.stores.accessmarks`)."""
         if self._shared:
             from ucma_core.storage.postgres.lock import SharedLock
 
             return SharedLock(self.backend)  # type: ignore[arg-type]
-        return threading.RLock()
+        lock = threading.RLock()
+        self._marks = AccessMarks(self._flush_retrievals, lock)
+        return lock
 
     def read_lock(self, lock: Any) -> Any:
         """The lock a call that only reads holds: ``lock`` itself for a folder, its shared
@@ -116,20 +121,27 @@ class FolderStores:
         return self._shared
 
     def retrieved(self, ids: Sequence[str], now: float) -> None:
-        """Record that a retrieval returned ``ids`` (see :meth:`StoreContext.retrieved`): at
-        once for a folder; a shared memory keeps the marks until the worker's next write,
-        so a read never waits for the write lock."""
+        """Record that a retrieval returned ``ids`` (see :meth:`StoreContext.retrieved`). A
+        folder queues the marks (:mod:`~ucma_core.stores.accessmarks`): they are written
+        in the background, and before any other call reads or writes (:meth:`settle`); a
+        shared memory keeps them until the worker's next write, so a read never waits
+        for the write lock."""
         if self._shared:
             self.backend.retrieved_later(ids, now)  # type: ignore[attr-defined]
             return
-        with self.graph.batch():
-            for memory_id in ids:
-                self.ctx.retrieved(memory_id, now)
+        if self._marks is not None:
+            self._marks.add(ids, now)
+            return
+        self._flush_retrievals([(i, now) for i in ids])
+
+    def settle(self) -> None:
+        """Write the access marks a folder still queues (the caller holds the memory's lock)."""
+        if self._marks is not None:
+            self._marks.settle()
 
     def _flush_retrievals(self, kept: list[tuple[str, float]]) -> None:
         with self.graph.batch():
-            for memory_id, now in kept:
-                self.ctx.retrieved(memory_id, now)
+            self.ctx.retrieved_many(kept)
 
     def job(self, name: str) -> AbstractContextManager[None]:
         """Hold while running work one worker at a time must do (``"consolidate"``): nothing
@@ -230,7 +242,12 @@ class FolderStores:
             self._keys[(attrs.get("user_id"), attrs.get("agent_id"), attrs["key"])] = memory_id
 
     def close(self, *, compact: bool = False) -> None:
-        self.backend.close(compact=compact)
+        try:
+            if self._marks is not None:
+                self._marks.settle()
+                self._marks.close()
+        finally:
+            self.backend.close(compact=compact)
 
     # ------------------------------------------------------------------ keys
     def keyed(self, user_id: str | None, agent_id: str | None, key: str) -> str | None:

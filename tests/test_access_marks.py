@@ -1,0 +1,117 @@
+"""Access marks (:mod:`ucma_core.stores.accessmarks`): ``remember`` queues them and leaves
+their write to a background thread, yet every read sees them at once, a close keeps them, and
+so does a ``flush()`` before a kill -9."""
+
+from __future__ import annotations
+
+import signal
+import threading
+from pathlib import Path
+
+from tests._persist_util import run_child
+from ucma_core import Memory, MemoryConfig
+from ucma_core.embedders import HashingEmbedder
+from ucma_core.errors import StorageError
+from ucma_core.stores.accessmarks import AccessMarks
+
+TEXTS = [
+    "the blue kettle is on the top shelf of the pantry",
+    "the red umbrella hangs behind the kitchen door",
+    "the spare key is under the flower pot by the gate",
+]
+
+
+def _open(folder: Path) -> Memory:
+    return Memory(folder, embedder=HashingEmbedder(), config=MemoryConfig(importance_threshold=0.0))
+
+
+def _count(mem: Memory, memory_id: str) -> int:
+    record = mem.get(memory_id)
+    assert record is not None
+    return record.access_count
+
+
+def test_every_read_sees_the_marks_of_the_remembers_before_it(tmp_path: Path) -> None:
+    with _open(tmp_path / "m") as mem:
+        ids = [mem.observe(t, user_id="u") for t in TEXTS]
+        kettle = ids[0]
+        assert kettle is not None and _count(mem, kettle) == 0
+        for n in range(1, 4):
+            assert mem.remember("where is the blue kettle?", user_id="u", k=1)[0].id == kettle
+            assert _count(mem, kettle) == n  # at once, in the same process
+        listed = {r.id: r.access_count for r in mem.list_memories(user_id="u")}
+        assert listed[kettle] == 3
+        assert mem.remember("blue kettle", user_id="u", k=1, reinforce=False)[0].id == kettle
+        assert _count(mem, kettle) == 3  # reinforce=False marks nothing
+        # marks of two remembers in a row, read by a write's own read afterwards
+        mem.remember("blue kettle top shelf", user_id="u", k=1)
+        mem.remember("kettle in the pantry", user_id="u", k=1)
+        mem.observe("a fourth note about the garden hose", user_id="u")
+        assert _count(mem, kettle) == 5
+
+
+def test_marks_survive_close_and_a_kill_after_flush(tmp_path: Path) -> None:
+    folder = tmp_path / "m"
+    mem = _open(folder)
+    kettle = mem.observe(TEXTS[0], user_id="u")
+    assert kettle is not None
+    mem.remember("where is the blue kettle?", user_id="u", k=1)
+    mem.remember("blue kettle on the shelf", user_id="u", k=1)
+    mem.close()  # the queued marks are written first
+    with _open(folder) as again:
+        assert _count(again, kettle) == 2
+
+    (seen,) = run_child(
+        """
+mem = Memory(sys.argv[1], embedder=HashingEmbedder(), config=MemoryConfig(importance_threshold=0.0))
+top = [mem.remember("where is the blue kettle?", user_id="u", k=1)[0].id for _ in range(3)]
+mem.flush()
+emit(top)
+os.kill(os.getpid(), 9)
+""",
+        folder,
+        expect_rc=-signal.SIGKILL,
+    )
+    assert seen == [kettle] * 3
+    with _open(folder) as again:
+        assert _count(again, kettle) == 5
+
+
+def test_queued_marks_are_written_in_the_background_and_kept_when_refused() -> None:
+    lock = threading.RLock()
+    written: list[tuple[str, float]] = []
+    done = threading.Event()
+    refuse = [True]
+
+    def apply(marks: list[tuple[str, float]]) -> None:
+        if refuse[0]:
+            raise StorageError("disk full")
+        written.extend(marks)
+        done.set()
+
+    marks = AccessMarks(apply, lock, delay=0.01)
+    try:
+        marks.add(["a", "b"], 1.0)
+        with lock:
+            assert marks.settle() is False  # refused: kept, in order, for the next try
+            assert len(marks) == 2
+            marks.add(["c"], 2.0)
+            refuse[0] = False
+        assert done.wait(60), "the background write never came"
+        assert written == [("a", 1.0), ("b", 1.0), ("c", 2.0)]
+        assert len(marks) == 0
+    finally:
+        marks.close()
+
+
+def test_a_rewritten_text_is_read_anew_by_retrieval(tmp_path: Path) -> None:
+    # retrieval keeps the texts it read (storage/textcache.py): a rewrite must reach it
+    with _open(tmp_path / "m") as mem:
+        mem.observe("the parcel for locker twelve arrived this morning", user_id="u")
+        keyed = mem.upsert("k", "Thanks a lot!", user_id="u")
+        first = {r.id: r for r in mem.remember("thanks a lot for the parcel", user_id="u", k=2)}
+        assert "content_free" in first[keyed].signals  # says nothing: below the content
+        mem.upsert("k", "Thanks a lot, the parcel went to locker twelve by the stairs", user_id="u")
+        again = {r.id: r for r in mem.remember("thanks a lot for the parcel", user_id="u", k=2)}
+        assert "content_free" not in again[keyed].signals
+        assert again[keyed].content == "Thanks a lot, the parcel went to locker twelve by the stairs"

@@ -32,7 +32,7 @@ import re
 import shutil
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, InvalidStateError
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
@@ -45,6 +45,7 @@ from ucma_core.config import ChromaConfig
 from ucma_core.errors import StorageError
 from ucma_core.storage.diskspace import storage_error
 from ucma_core.storage.vectorcache import VectorCache
+from ucma_core.storage.wheresets import WhereSets, nearest_among
 
 __all__ = ["CollectionProblem", "VectorHit", "VectorStore", "chroma_settings", "open_chroma"]
 
@@ -193,6 +194,8 @@ class VectorStore:
         self._config = config
         #: Vectors read recently, by id (see :mod:`~ucma_core.storage.vectorcache`).
         self.cache = VectorCache(cache_size)
+        #: Ids of the ``where`` clauses searched again with no write in between.
+        self.where_sets = WhereSets(self.cache)
         self._folder = folder
         self.embedded_path: Path | None = None if config.host else folder / "chroma"
         self._worker = _Worker(timeout)
@@ -395,12 +398,14 @@ class VectorStore:
         try:
             self._write_batches(what, method, ids, **columns)
         finally:
-            if "embeddings" in columns or method == "delete":  # before and after: see VectorCache
-                self.cache.forget(ids)
+            self._forget(method, ids, columns)  # before and after: see VectorCache
+
+    def _forget(self, method: str, ids: Sequence[str], columns: Mapping[str, Any]) -> None:
+        # a metadata update keeps the vectors but moves the token on (WhereSets)
+        self.cache.forget(ids if "embeddings" in columns or method == "delete" else ())
 
     def _write_batches(self, what: str, method: str, ids: Sequence[str], **columns: Sequence[Any]) -> None:
-        if "embeddings" in columns or method == "delete":
-            self.cache.forget(ids)
+        self._forget(method, ids, columns)
         for part in self._chunks(ids):
             batch: dict[str, Any] = {"ids": list(ids[part])}
             batch.update(
@@ -444,10 +449,15 @@ class VectorStore:
     # ------------------------------------------------------------------ reads
     def ids_where(self, where: Where | None) -> list[str]:
         """Ids of every record matching ``where`` (no text, vectors or metadata read)."""
-        kwargs: dict[str, Any] = {"include": []}
-        if where:
-            kwargs["where"] = where
-        return list(self._run("listing records", lambda col: col.get(**kwargs))["ids"])
+        if not where:
+            return list(self._run("listing records", lambda col: col.get(include=[]))["ids"])
+        token = self.cache.token()
+        kept = self.where_sets.get(where, token)
+        if kept is not None:
+            return list(kept)
+        ids = list(self._run("listing records", lambda col: col.get(where=where, include=[]))["ids"])
+        self.where_sets.put(where, ids, token)
+        return ids
 
     def _get(self, ids: Sequence[str], include: list[str]) -> Iterator[Any]:
         """Chroma's ``get`` answers for ``ids`` in batches."""
@@ -491,6 +501,8 @@ class VectorStore:
         can do other work (a keyword search) while it runs."""
         if n <= 0:
             return list
+        if where and (narrow := self._narrow(vector, n, where)) is not None:
+            return lambda: narrow
         kwargs: dict[str, Any] = {
             "query_embeddings": [list(vector)],
             "n_results": n,
@@ -511,6 +523,25 @@ class VectorStore:
             return hits
 
         return found
+
+    def _narrow(
+        self, vector: Sequence[float], n: int, where: Where
+    ) -> list[tuple[str, float, np.ndarray]] | None:
+        """:meth:`nearest` inside a small set of ids ``where`` admits, without a Chroma query
+        (see :mod:`~ucma_core.storage.wheresets`); ``None``: ask Chroma."""
+        token = self.cache.token()
+        ids = self.where_sets.get(where, token)
+        if ids is None:
+            if not self.where_sets.wanted(where, token):
+                return None
+            self.ids_where(where)
+            ids = self.where_sets.get(where, token)
+            if ids is None:
+                return None
+        found = VectorStore.vectors_of_later(self, ids)()  # the stored vectors, not a write buffer's
+        if len(found) < len(ids) or self.cache.token() != token:
+            return None  # written meanwhile: Chroma answers
+        return nearest_among(vector, {i: found[i] for i in ids}, n)
 
     def vectors_of(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         """``{id: float32 vector}`` for those of ``ids`` that exist (no text or metadata read);

@@ -36,7 +36,7 @@ def store(tmp_path: Path) -> Iterator[VectorStore]:
         ids,
         rng.normal(size=(40, 8)).tolist(),
         ids,
-        [{"team": "red" if n % 4 == 0 else "blue", "n": n} for n in range(40)],
+        [{"team": "red" if n % 4 == 0 else "blue", "half": n % 8 == 0, "n": n} for n in range(40)],
     )
     yield vectors
     vectors.close()
@@ -61,6 +61,27 @@ def test_a_repeated_narrow_search_gives_chromas_answer_without_asking_it(store: 
     assert len(everything) == 10
     assert [d for _, d, _ in everything] == sorted(d for _, d, _ in everything)
     assert sorted(store.ids_where(INSIDE)) == sorted(f"m{n}" for n in range(0, 40, 4))
+
+
+def test_a_clause_added_to_a_kept_one_is_worked_out_from_its_members(store: VectorStore) -> None:
+    # a speaker's search: the scope's clause and one more, e.g. {participant: True}
+    half = {"$and": [INSIDE, {"half": True}]}
+    q = _query(2)
+    chroma = store.nearest(q, 50, half)
+    assert {i for i, _, _ in chroma} == {f"m{n}" for n in range(0, 40, 8)}
+    for _ in range(2):
+        store.nearest(q, 5, INSIDE)  # the scope's set is kept, with its members' metadata
+    assert _hits(store.nearest(q, 50, half)) == _hits(chroma)
+    assert store.where_sets.get(half, store.cache.token()) is not None
+    assert store.nearest(q, 50, {"$and": [INSIDE, {"half": "yes"}]}) == []  # another type: no match
+    other = {"$and": [INSIDE, {"half": {"$eq": False}}]}
+    found = store.nearest(q, 50, other)  # asked once: answered from the members at once
+    assert store.where_sets.get(other, store.cache.token()) is not None
+    assert {i for i, _, _ in found} == {f"m{n}" for n in range(4, 40, 8)}
+    store.update_metadata(["m8"], [{"half": False}])
+    for _ in range(2):
+        store.nearest(q, 5, INSIDE)
+    assert "m8" not in {i for i, _, _ in store.nearest(q, 50, half)}
 
 
 def test_every_kind_of_write_is_seen_by_the_next_search(store: VectorStore) -> None:

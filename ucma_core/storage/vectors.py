@@ -530,12 +530,16 @@ class VectorStore:
         """:meth:`nearest` inside a small set of ids ``where`` admits, without a Chroma query
         (see :mod:`~ucma_core.storage.wheresets`); ``None``: ask Chroma."""
         token = self.cache.token()
-        ids = self.where_sets.get(where, token)
+        sets = self.where_sets
+        ids = sets.get(where, token)
+        if ids is None and (ids := sets.narrowed(where, token)) is not None:
+            sets.put(where, ids, token)
         if ids is None:
-            if not self.where_sets.wanted(where, token):
+            if not sets.wanted(where, token):
                 return None
-            self.ids_where(where)
-            ids = self.where_sets.get(where, token)
+            res = self._run("listing records", lambda col: col.get(where=where, include=["metadatas"]))
+            sets.put(where, res["ids"], token, [m or {} for m in res["metadatas"]])
+            ids = sets.get(where, token)
             if ids is None:
                 return None
         found = VectorStore.vectors_of_later(self, ids)()  # the stored vectors, not a write buffer's

@@ -50,11 +50,26 @@ __all__ = ["WhereSets", "nearest_among"]
 MAX_IDS = 4096
 #: Clauses kept at a time (the least recently used go first).
 MAX_SETS = 64
+#: Sets whose members' stored metadata is kept too (for :meth:`WhereSets.narrowed`).
+MAX_ROWS = 8
 _TOO_MANY: tuple[str, ...] = ()
 
 
 def _key(where: Mapping[str, Any]) -> str:
     return json.dumps(where, sort_keys=True, default=str)
+
+
+def _equality(clause: object) -> tuple[str, str | bool] | None:
+    """``(key, value)`` of a clause ``{key: value}`` or ``{key: {"$eq": value}}`` on a str or
+    bool value (the comparisons whose Chroma semantics are plain equality of one type)."""
+    if not isinstance(clause, Mapping) or len(clause) != 1:
+        return None
+    ((name, value),) = clause.items()
+    if isinstance(value, Mapping) and len(value) == 1 and "$eq" in value:
+        value = value["$eq"]
+    if name.startswith("$") or not isinstance(value, (str, bool)):
+        return None
+    return name, value
 
 
 class WhereSets:
@@ -75,6 +90,7 @@ class WhereSets:
         self._token = cache.token()
         self._sets: OrderedDict[str, tuple[str, ...]] = OrderedDict()
         self._asked: set[str] = set()
+        self._rows: OrderedDict[str, dict[str, Mapping[str, Any]]] = OrderedDict()
 
     @property
     def enabled(self) -> bool:
@@ -87,6 +103,7 @@ class WhereSets:
             self._token = now
             self._sets.clear()
             self._asked.clear()
+            self._rows.clear()
         return token == now
 
     def get(self, where: Mapping[str, Any], token: int) -> tuple[str, ...] | None:
@@ -116,9 +133,15 @@ class WhereSets:
             self._asked.add(key)
             return False
 
-    def put(self, where: Mapping[str, Any], ids: Sequence[str], token: int) -> None:
-        """Keep the ids Chroma listed for ``where`` (read after ``token`` was taken); nothing
-        if a write happened since."""
+    def put(
+        self,
+        where: Mapping[str, Any],
+        ids: Sequence[str],
+        token: int,
+        metadatas: Sequence[Mapping[str, Any]] | None = None,
+    ) -> None:
+        """Keep the ids Chroma listed for ``where`` (read after ``token`` was taken), and
+        their stored metadata if given; nothing if a write happened since."""
         if not self.enabled:
             return
         key = _key(where)
@@ -129,6 +152,35 @@ class WhereSets:
             self._sets.move_to_end(key)
             while len(self._sets) > self._max_sets:
                 self._sets.popitem(last=False)
+            if metadatas is not None and len(ids) <= self.max_ids:
+                self._rows[key] = dict(zip(ids, metadatas, strict=True))
+                self._rows.move_to_end(key)
+                while len(self._rows) > MAX_ROWS:
+                    self._rows.popitem(last=False)
+
+    def narrowed(self, where: Mapping[str, Any], token: int) -> tuple[str, ...] | None:
+        """The ids of ``{"$and": [*clauses, last]}`` worked out without Chroma: when the set
+        of ``clauses`` is kept with its metadata and ``last`` is one equality on a str or bool
+        (a participant, a tag, a session), the members whose stored value is that, exactly as
+        Chroma's ``$eq`` compares. ``None`` when that does not apply."""
+        clauses = where.get("$and") if len(where) == 1 else None
+        if not isinstance(clauses, list) or len(clauses) < 2:
+            return None
+        last = _equality(clauses[-1])
+        if last is None:
+            return None
+        base = clauses[0] if len(clauses) == 2 else {"$and": clauses[:-1]}
+        name, value = last
+        with self._lock:
+            if not self._current(token):
+                return None
+            rows = self._rows.get(_key(base))
+            if rows is None:
+                return None
+            self._rows.move_to_end(_key(base))
+            return tuple(
+                i for i, meta in rows.items() if type(meta.get(name)) is type(value) and meta[name] == value
+            )
 
 
 def nearest_among(

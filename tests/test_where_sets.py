@@ -47,14 +47,17 @@ def _hits(found: list[tuple[str, float, np.ndarray]]) -> list[tuple[str, float]]
 
 
 def _query(seed: int) -> list[float]:
-    return np.random.default_rng(seed).normal(size=8).tolist()
+    return [float(x) for x in np.random.default_rng(seed).normal(size=8)]
 
 
 def test_a_repeated_narrow_search_gives_chromas_answer_without_asking_it(store: VectorStore) -> None:
     answers = [store.nearest(_query(s), 5, INSIDE) for s in range(6)]
     assert store.where_sets.get(INSIDE, store.cache.token()) is not None  # asked twice: kept
     again = [store.nearest(_query(s), 5, INSIDE) for s in range(6)]
-    assert [_hits(a) for a in again] == [_hits(a) for a in answers]
+    assert [[i for i, _, _ in a] for a in again] == [[i for i, _, _ in a] for a in answers]
+    for a, chroma in zip(again, answers, strict=True):  # Chroma's own arithmetic, to float32 rounding
+        assert [d for _, d, _ in a] == pytest.approx([d for _, d, _ in chroma], abs=1e-6)
+        assert all(v.tolist() == w.tolist() for (_, _, v), (_, _, w) in zip(a, chroma, strict=True))
     assert all(len(a) == 5 and all(int(i[1:]) % 4 == 0 for i, _, _ in a) for a in again)
     # more than the clause admits: every one of them, nearest first
     everything = store.nearest(_query(0), 100, INSIDE)
@@ -126,14 +129,14 @@ def test_exact_nearest_matches_cosine_distance() -> None:
     vectors = {f"v{n}": rng.normal(size=6).astype(np.float32) for n in range(30)}
     vectors["zero"] = np.zeros(6, dtype=np.float32)
     q = rng.normal(size=6)
-    found = nearest_among(q, vectors, 31)
+    found = nearest_among(q.tolist(), vectors, 31)
     expected = {
         i: 1.0 - (float(v @ q) / (np.linalg.norm(v) * np.linalg.norm(q)) if v.any() else 0.0)
         for i, v in vectors.items()
     }
     assert [i for i, _, _ in found] == sorted(expected, key=lambda i: expected[i])
     assert all(d == pytest.approx(expected[i], abs=1e-6) for i, d, _ in found)
-    assert nearest_among(q, vectors, 0) == [] and nearest_among(q, {}, 3) == []
+    assert nearest_among(q.tolist(), vectors, 0) == [] and nearest_among(q.tolist(), {}, 3) == []
 
 
 QUESTIONS = ["what does Ana drink", "where does the sister live", "tax deadline", "train to Porto"]

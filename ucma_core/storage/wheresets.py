@@ -198,11 +198,16 @@ def nearest_among(
     if n <= 0 or not vectors:
         return []
     ids = list(vectors)
-    matrix = np.stack([np.asarray(vectors[i], dtype=np.float32) for i in ids])
-    q = np.asarray(query, dtype=np.float32)
-    norms = np.linalg.norm(matrix, axis=1) * float(np.linalg.norm(q))
-    dots = (matrix * q).sum(axis=1)  # not ``@``: waking BLAS threads costs more than this product
-    cosines = np.divide(dots, norms, out=np.zeros_like(dots), where=norms > 0)
-    distances = 1.0 - cosines
+    # as Chroma's cosine space computes it: both sides scaled to length 1 in float32, 1 - dot
+    matrix = _unit(np.stack([np.asarray(vectors[i], dtype=np.float32) for i in ids]))
+    q = _unit(np.asarray(query, dtype=np.float32)[None, :])[0]
+    distances = np.float32(1.0) - (matrix * q).sum(axis=1, dtype=np.float32)  # not ``@``: no BLAS threads
     order = np.argsort(distances, kind="stable")[:n]
     return [(ids[k], float(distances[k]), vectors[ids[k]]) for k in order]
+
+
+def _unit(rows: np.ndarray) -> np.ndarray:
+    """Each row scaled to length 1 in float32 (a zero row stays zero), as hnswlib does."""
+    norms = np.sqrt(np.einsum("ij,ij->i", rows, rows, dtype=np.float32)) + np.float32(1e-30)
+    unit: np.ndarray = (rows * (np.float32(1.0) / norms)[:, None]).astype(np.float32)
+    return unit

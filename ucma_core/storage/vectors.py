@@ -542,6 +542,10 @@ class VectorStore:
             ids = sets.get(where, token)
             if ids is None:
                 return None
+        hnsw = (getattr(self._col, "configuration", None) or {}).get("hnsw") or {}
+        breadth = hnsw.get("ef_search")
+        if len(ids) > max(n, breadth if isinstance(breadth, int) else 100):
+            return None  # Chroma's index is approximate beyond its search breadth: it answers as before
         found = VectorStore.vectors_of_later(self, ids)()  # the stored vectors, not a write buffer's
         if len(found) < len(ids) or self.cache.token() != token:
             return None  # written meanwhile: Chroma answers

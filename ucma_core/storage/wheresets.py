@@ -12,9 +12,15 @@ write to the collection (records, metadata, deletions, another collection, a syn
 other workers) moves the token on and makes every set stale, and a read that overlapped a
 write is never kept. A clause asked for a second time with no write in between has its set
 listed (one Chroma read) and kept; from then on, while nothing is written, a search inside
-a set of at most ``max_ids`` memories is :func:`nearest_among` over their cached vectors:
-an exact cosine ranking, no Chroma call. A workload that writes between searches never
-pays for the listing (a clause is listed only when asked twice at the same token).
+a set no larger than the index's search breadth (``ef_search``, 100 by default) is
+:func:`nearest_among` over the members' cached vectors, with no Chroma call. Chroma's HNSW
+search visits every admitted record of such a set, so its answer is exact and this one is
+the same (the same ids in the same order, distances within float32 rounding); a larger
+set is left to Chroma, whose approximate answer stays as it was. A workload that writes
+between searches never pays for the listing (a clause is listed only when asked twice at
+the same token). A clause that adds one equality to a kept clause (a speaker's search
+inside a scope) is worked out from the kept members' stored metadata
+(:meth:`WhereSets.narrowed`).
 
 Examples:
     >>> cache = VectorCache(8)

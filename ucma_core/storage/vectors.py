@@ -22,7 +22,8 @@ Three safeguards sit between UCMA and Chroma:
 Writes larger than Chroma's maximum batch size are split into batches. Vectors read
 are kept in a bounded :class:`~ucma_core.storage.vectorcache.VectorCache` (``cache_size``
 entries) that every write of their ids invalidates, so :meth:`VectorStore.vectors_of`
-asks Chroma only for the vectors it has not seen.
+asks Chroma only for the vectors it has not seen, and a filtered search repeated with no
+write in between can skip Chroma (:mod:`~ucma_core.storage.wheresets`).
 """
 
 from __future__ import annotations

@@ -41,6 +41,7 @@ Examples:
 from __future__ import annotations
 
 import json
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
@@ -53,16 +54,36 @@ from ucma_core.storage.vectorcache import VectorCache
 __all__ = ["WhereSets", "nearest_among"]
 
 #: A clause whose set holds more ids than this is searched by Chroma (and not kept).
-MAX_IDS = 4096
+MAX_IDS = 2048
 #: Clauses kept at a time (the least recently used go first).
-MAX_SETS = 64
+MAX_SETS = 32
 #: Sets whose members' stored metadata is kept too (for :meth:`WhereSets.narrowed`).
-MAX_ROWS = 8
+MAX_ROWS = 4
+#: Stored values longer than this are not kept (a clause on such a key asks Chroma).
+MAX_VALUE = 256
 _TOO_MANY: tuple[str, ...] = ()
 
 
 def _key(where: Mapping[str, Any]) -> str:
     return json.dumps(where, sort_keys=True, default=str)
+
+
+def _short(
+    ids: Sequence[str], metadatas: Sequence[Mapping[str, Any]]
+) -> tuple[dict[str, dict[str, Any]], set[str]]:
+    """Each member's stored values but long texts (a packed record), and the keys of the values
+    left out."""
+    rows: dict[str, dict[str, Any]] = {}
+    dropped: set[str] = set()
+    for memory_id, meta in zip(ids, metadatas, strict=True):
+        row: dict[str, Any] = {}
+        for name, value in meta.items():
+            if isinstance(value, str) and len(value) > MAX_VALUE:
+                dropped.add(name)
+            else:
+                row[sys.intern(name)] = value
+        rows[memory_id] = row
+    return rows, dropped
 
 
 def _equality(clause: object) -> tuple[str, str | bool] | None:
@@ -96,7 +117,7 @@ class WhereSets:
         self._token = cache.token()
         self._sets: OrderedDict[str, tuple[str, ...]] = OrderedDict()
         self._asked: set[str] = set()
-        self._rows: OrderedDict[str, dict[str, Mapping[str, Any]]] = OrderedDict()
+        self._rows: OrderedDict[str, tuple[dict[str, dict[str, Any]], set[str]]] = OrderedDict()
 
     @property
     def enabled(self) -> bool:
@@ -159,7 +180,7 @@ class WhereSets:
             while len(self._sets) > self._max_sets:
                 self._sets.popitem(last=False)
             if metadatas is not None and len(ids) <= self.max_ids:
-                self._rows[key] = dict(zip(ids, metadatas, strict=True))
+                self._rows[key] = _short(ids, metadatas)
                 self._rows.move_to_end(key)
                 while len(self._rows) > MAX_ROWS:
                     self._rows.popitem(last=False)
@@ -180,10 +201,11 @@ class WhereSets:
         with self._lock:
             if not self._current(token):
                 return None
-            rows = self._rows.get(_key(base))
-            if rows is None:
-                return None
+            kept = self._rows.get(_key(base))
+            if kept is None or name in kept[1]:
+                return None  # not kept, or a value of ``name`` was too long to keep
             self._rows.move_to_end(_key(base))
+            rows = kept[0]
             return tuple(
                 i for i, meta in rows.items() if type(meta.get(name)) is type(value) and meta[name] == value
             )

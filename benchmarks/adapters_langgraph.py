@@ -29,7 +29,9 @@ ratio UCMA / LangGraph (target for put and get_tuple: at most 1.3).
 namespaces ``("memories", user)``, written to ``InMemoryStore`` (with an index on
 the same embedder: ``HashingEmbedder``, or with ``--store-embedder local`` the local
 MiniLM model, one instance per side) and to ``UCMAStore``; then ``get``, a filtered
-listing, and ``--queries`` query searches (limit 10) on each. UCMA's query search
+listing, and ``--queries`` query searches (limit 10) on each, side by side: each read
+runs on both stores in turn (which one goes first flips), so the load of a shared
+machine weighs on both sides alike. UCMA's query search
 runs its hybrid retrieval (dense, keyword, entity and graph signals, ranking), so
 it does more work than the reference's cosine scan; the ratio shows what it costs.
 ``--store-only`` skips the checkpointer part.
@@ -204,13 +206,6 @@ def bench_checkpoints(turns: int, rounds: int) -> tuple[list[Row], float]:
 
 
 # --------------------------------------------------------------------------- store
-def _per_op(fn: Callable[[], Any], n: int) -> float:
-    t0 = time.perf_counter()
-    for _ in range(n):
-        fn()
-    return (time.perf_counter() - t0) / n
-
-
 def _store_embedder(kind: str) -> Any:
     return LocalMiniLMEmbedder() if kind == "local" else HashingEmbedder()
 
@@ -228,29 +223,41 @@ def bench_store(n_items: int, n_queries: int, embedder_kind: str = "hashing") ->
             ),
             "ucma": UCMAStore(mem, index={"fields": ["text"]}),
         }
-        times: dict[str, dict[str, float]] = {}
+        times: dict[str, dict[str, float]] = {name: {} for name in stores}
         for name, store in stores.items():
             t0 = time.perf_counter()
             for n, item in enumerate(items):
                 store.put(("memories", users[n % 10]), f"k{n}", {"text": item.text, "n": n})
-            put = (time.perf_counter() - t0) / len(items)
+            times[name]["store put"] = (time.perf_counter() - t0) / len(items)
             for q in queries[:5]:
                 store.search(("memories",), query=q, limit=10)
-            times[name] = {
-                "store put": put,
-                "store get": _per_op(lambda s=store: s.get(("memories", "user3"), "k3"), 200),
-                "store search, filter": _per_op(
-                    lambda s=store: s.search(("memories", "user1"), filter={"n": {"$lt": 50}}, limit=10), 50
-                ),
-                "store search, query": statistics.mean(
-                    _per_op(lambda s=store, q=q: s.search(("memories",), query=q, limit=10), 1)
-                    for q in queries
-                ),
-                "store search, query in a namespace": statistics.mean(
-                    _per_op(lambda s=store, q=q: s.search(("memories", "user2"), query=q, limit=10), 1)
-                    for q in queries
-                ),
-            }
+        # the reads side by side: each step runs on both stores in turn (which goes first flips),
+        # so a busy moment of a shared machine hits both sides alike
+        reads: dict[str, tuple[int, Callable[[Any, int], Any]]] = {
+            "store get": (200, lambda s, _: s.get(("memories", "user3"), "k3")),
+            "store search, filter": (
+                50,
+                lambda s, _: s.search(("memories", "user1"), filter={"n": {"$lt": 50}}, limit=10),
+            ),
+            "store search, query": (
+                len(queries),
+                lambda s, n: s.search(("memories",), query=queries[n], limit=10),
+            ),
+            "store search, query in a namespace": (
+                len(queries),
+                lambda s, n: s.search(("memories", "user2"), query=queries[n], limit=10),
+            ),
+        }
+        names = list(stores)
+        for op, (count, run) in reads.items():
+            spent = dict.fromkeys(names, 0.0)
+            for n in range(count):
+                for name in names if n % 2 == 0 else names[::-1]:
+                    t0 = time.perf_counter()
+                    run(stores[name], n)
+                    spent[name] += time.perf_counter() - t0
+            for name in names:
+                times[name][op] = spent[name] / count
         mem.close()
     return [(op, times["ref"][op], times["ucma"][op]) for op in times["ref"]]
 

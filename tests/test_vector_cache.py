@@ -110,15 +110,18 @@ def _answers(mem: Memory) -> Answers:
 def _same(got: Answers, expected: Answers, *, scores: bool = True) -> None:
     """The same memories in the same order with the same signals (and scores). Chroma returns
     a stored vector with last-bit differences depending on where it reads it from (its log
-    or its index): 1e-6 is far below what a rewrite changes. Across a reopen the final
+    or its index), and a search repeated inside a small set is ranked by UCMA's own float32
+    cosine (:mod:`~ucma_core.storage.wheresets`), whose sums differ from Chroma's in the
+    last bits: scores rounded to 6 places may then differ by one unit in the last place
+    (2e-6 allows that), far below what a rewrite changes. Across a reopen the final
     score is not compared: its calibration spans every candidate, and Chroma's approximate
     index may find a slightly different set of distant ones after reloading."""
     assert [[i for i, _, _ in answer] for answer in got] == [[i for i, _, _ in answer] for answer in expected]
     for answer, reference in zip(got, expected, strict=True):
         for (_, score, signals), (_, score_ref, signals_ref) in zip(answer, reference, strict=True):
-            assert not scores or score == pytest.approx(score_ref, abs=1e-6)
+            assert not scores or score == pytest.approx(score_ref, abs=2e-6)
             assert signals.keys() == signals_ref.keys()
-            assert all(signals[s] == pytest.approx(signals_ref[s], abs=1e-6) for s in signals)
+            assert all(signals[s] == pytest.approx(signals_ref[s], abs=2e-6) for s in signals)
 
 
 def test_remember_gives_the_same_answers_from_the_cache_as_from_chroma(tmp_path: Path) -> None:

@@ -22,7 +22,8 @@ Three safeguards sit between UCMA and Chroma:
 Writes larger than Chroma's maximum batch size are split into batches. Vectors read
 are kept in a bounded :class:`~ucma_core.storage.vectorcache.VectorCache` (``cache_size``
 entries) that every write of their ids invalidates, so :meth:`VectorStore.vectors_of`
-asks Chroma only for the vectors it has not seen.
+asks Chroma only for the vectors it has not seen, and a filtered search repeated with no
+write in between can skip Chroma (:mod:`~ucma_core.storage.wheresets`).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import re
 import shutil
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, InvalidStateError
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
@@ -45,6 +46,7 @@ from ucma_core.config import ChromaConfig
 from ucma_core.errors import StorageError
 from ucma_core.storage.diskspace import storage_error
 from ucma_core.storage.vectorcache import VectorCache
+from ucma_core.storage.wheresets import WhereSets, nearest_among
 
 __all__ = ["CollectionProblem", "VectorHit", "VectorStore", "chroma_settings", "open_chroma"]
 
@@ -197,6 +199,8 @@ class VectorStore:
         self._config = config
         #: Vectors read recently, by id (see :mod:`~ucma_core.storage.vectorcache`).
         self.cache = VectorCache(cache_size)
+        #: Ids of the ``where`` clauses searched again with no write in between.
+        self.where_sets = WhereSets(self.cache)
         self._folder = folder
         self.embedded_path: Path | None = None if config.host else folder / "chroma"
         self._worker = _Worker(timeout)
@@ -401,12 +405,14 @@ class VectorStore:
         try:
             self._write_batches(what, method, ids, **columns)
         finally:
-            if "embeddings" in columns or method == "delete":  # before and after: see VectorCache
-                self.cache.forget(ids)
+            self._forget(method, ids, columns)  # before and after: see VectorCache
+
+    def _forget(self, method: str, ids: Sequence[str], columns: Mapping[str, Any]) -> None:
+        # a metadata update keeps the vectors but moves the token on (WhereSets)
+        self.cache.forget(ids if "embeddings" in columns or method == "delete" else ())
 
     def _write_batches(self, what: str, method: str, ids: Sequence[str], **columns: Sequence[Any]) -> None:
-        if "embeddings" in columns or method == "delete":
-            self.cache.forget(ids)
+        self._forget(method, ids, columns)
         for part in self._chunks(ids):
             batch: dict[str, Any] = {"ids": list(ids[part])}
             batch.update(
@@ -450,10 +456,15 @@ class VectorStore:
     # ------------------------------------------------------------------ reads
     def ids_where(self, where: Where | None) -> list[str]:
         """Ids of every record matching ``where`` (no text, vectors or metadata read)."""
-        kwargs: dict[str, Any] = {"include": []}
-        if where:
-            kwargs["where"] = where
-        return list(self._run("listing records", lambda col: col.get(**kwargs))["ids"])
+        if not where:
+            return list(self._run("listing records", lambda col: col.get(include=[]))["ids"])
+        token = self.cache.token()
+        kept = self.where_sets.get(where, token)
+        if kept is not None:
+            return list(kept)
+        ids = list(self._run("listing records", lambda col: col.get(where=where, include=[]))["ids"])
+        self.where_sets.put(where, ids, token)
+        return ids
 
     def _get(self, ids: Sequence[str], include: list[str]) -> Iterator[Any]:
         """Chroma's ``get`` answers for ``ids`` in batches."""
@@ -497,6 +508,8 @@ class VectorStore:
         can do other work (a keyword search) while it runs."""
         if n <= 0:
             return list
+        if where and (narrow := self._narrow(vector, n, where)) is not None:
+            return lambda: narrow
         kwargs: dict[str, Any] = {
             "query_embeddings": [list(vector)],
             "n_results": n,
@@ -517,6 +530,33 @@ class VectorStore:
             return hits
 
         return found
+
+    def _narrow(
+        self, vector: Sequence[float], n: int, where: Where
+    ) -> list[tuple[str, float, np.ndarray]] | None:
+        """:meth:`nearest` inside a small set of ids ``where`` admits, without a Chroma query
+        (see :mod:`~ucma_core.storage.wheresets`); ``None``: ask Chroma."""
+        token = self.cache.token()
+        sets = self.where_sets
+        ids = sets.get(where, token)
+        if ids is None and (ids := sets.narrowed(where, token)) is not None:
+            sets.put(where, ids, token)
+        if ids is None:
+            if not sets.wanted(where, token):
+                return None
+            res = self._run("listing records", lambda col: col.get(where=where, include=["metadatas"]))
+            sets.put(where, res["ids"], token, [m or {} for m in res["metadatas"]])
+            ids = sets.get(where, token)
+            if ids is None:
+                return None
+        hnsw = (getattr(self._col, "configuration", None) or {}).get("hnsw") or {}
+        breadth = hnsw.get("ef_search")
+        if len(ids) > max(n, breadth if isinstance(breadth, int) else 100):
+            return None  # Chroma's index is approximate beyond its search breadth: it answers as before
+        found = VectorStore.vectors_of_later(self, ids)()  # the stored vectors, not a write buffer's
+        if len(found) < len(ids) or self.cache.token() != token:
+            return None  # written meanwhile: Chroma answers
+        return nearest_among(vector, {i: found[i] for i in ids}, n)
 
     def vectors_of(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         """``{id: float32 vector}`` for those of ``ids`` that exist (no text or metadata read);

@@ -1,0 +1,193 @@
+"""Narrow searches answered without Chroma's filter give what Chroma gives, and no write is hidden.
+
+A search repeated inside the same ``where`` clause with no write in between is answered
+from the ids Chroma listed for it and their cached vectors
+(:mod:`ucma_core.storage.wheresets`). These tests hold that answer to Chroma's own, and
+check that every kind of write (a new record, a rewrite, a metadata change, a deletion,
+a record still in the write-behind buffer) is seen by the next search.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ucma_core import ANY, Memory, MemoryConfig
+from ucma_core.config import ChromaConfig, GroupCommitConfig
+from ucma_core.embedders import HashingEmbedder
+from ucma_core.storage.vectorcache import VectorCache
+from ucma_core.storage.vectors import VectorStore
+from ucma_core.storage.wheresets import WhereSets, nearest_among
+
+NOW = 1_800_000_000.0
+INSIDE = {"team": "red"}
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[VectorStore]:
+    vectors = VectorStore(ChromaConfig(), tmp_path, cache_size=64)
+    vectors.use("narrow-test", create=True, folder_id="f")
+    rng = np.random.default_rng(7)
+    ids = [f"m{n}" for n in range(40)]
+    vectors.add(
+        ids,
+        rng.normal(size=(40, 8)).tolist(),
+        ids,
+        [{"team": "red" if n % 4 == 0 else "blue", "half": n % 8 == 0, "n": n} for n in range(40)],
+    )
+    yield vectors
+    vectors.close()
+
+
+def _hits(found: list[tuple[str, float, np.ndarray]]) -> list[tuple[str, float]]:
+    return [(i, round(d, 5)) for i, d, _ in found]
+
+
+def _query(seed: int) -> list[float]:
+    return [float(x) for x in np.random.default_rng(seed).normal(size=8)]
+
+
+def test_a_repeated_narrow_search_gives_chromas_answer_without_asking_it(store: VectorStore) -> None:
+    answers = [store.nearest(_query(s), 5, INSIDE) for s in range(6)]
+    assert store.where_sets.get(INSIDE, store.cache.token()) is not None  # asked twice: kept
+    again = [store.nearest(_query(s), 5, INSIDE) for s in range(6)]
+    assert [[i for i, _, _ in a] for a in again] == [[i for i, _, _ in a] for a in answers]
+    for a, chroma in zip(again, answers, strict=True):  # Chroma's own arithmetic, to float32 rounding
+        assert [d for _, d, _ in a] == pytest.approx([d for _, d, _ in chroma], abs=1e-6)
+        assert all(v.tolist() == w.tolist() for (_, _, v), (_, _, w) in zip(a, chroma, strict=True))
+    assert all(len(a) == 5 and all(int(i[1:]) % 4 == 0 for i, _, _ in a) for a in again)
+    # more than the clause admits: every one of them, nearest first
+    everything = store.nearest(_query(0), 100, INSIDE)
+    assert len(everything) == 10
+    assert [d for _, d, _ in everything] == sorted(d for _, d, _ in everything)
+    assert sorted(store.ids_where(INSIDE)) == sorted(f"m{n}" for n in range(0, 40, 4))
+
+
+def test_a_clause_added_to_a_kept_one_is_worked_out_from_its_members(store: VectorStore) -> None:
+    # a speaker's search: the scope's clause and one more, e.g. {participant: True}
+    half = {"$and": [INSIDE, {"half": True}]}
+    q = _query(2)
+    chroma = store.nearest(q, 50, half)
+    assert {i for i, _, _ in chroma} == {f"m{n}" for n in range(0, 40, 8)}
+    for _ in range(2):
+        store.nearest(q, 5, INSIDE)  # the scope's set is kept, with its members' metadata
+    assert _hits(store.nearest(q, 50, half)) == _hits(chroma)
+    assert store.where_sets.get(half, store.cache.token()) is not None
+    assert store.nearest(q, 50, {"$and": [INSIDE, {"half": "yes"}]}) == []  # another type: no match
+    other = {"$and": [INSIDE, {"half": {"$eq": False}}]}
+    found = store.nearest(q, 50, other)  # asked once: answered from the members at once
+    assert store.where_sets.get(other, store.cache.token()) is not None
+    assert {i for i, _, _ in found} == {f"m{n}" for n in range(4, 40, 8)}
+    long = "x" * 300  # long texts (a packed record) are not kept: Chroma answers a clause on them
+    store.update_metadata(["m8", "m16"], [{"half": False}, {"note": long}])
+    for _ in range(2):
+        store.nearest(q, 5, INSIDE)
+    assert "m8" not in {i for i, _, _ in store.nearest(q, 50, half)}
+    assert [i for i, _, _ in store.nearest(q, 50, {"$and": [INSIDE, {"note": long}]})] == ["m16"]
+
+
+def test_every_kind_of_write_is_seen_by_the_next_search(store: VectorStore) -> None:
+    q = _query(1)
+    for _ in range(2):
+        store.nearest(q, 50, INSIDE)
+    assert store.where_sets.get(INSIDE, store.cache.token()) is not None
+    # a new record inside the clause, right on the query
+    store.add(["new"], [q], ["new"], [{"team": "red", "n": 99}])
+    assert store.nearest(q, 1, INSIDE)[0][0] == "new"
+    store.nearest(q, 1, INSIDE)
+    # a rewrite moves it away from the query
+    store.upsert(["new"], [(-np.asarray(q)).tolist()], ["new"], [{"team": "red", "n": 99}])
+    assert store.nearest(q, 50, INSIDE)[-1][0] == "new"
+    store.nearest(q, 50, INSIDE)
+    # a metadata change takes a record out of the clause, another one in
+    store.update_metadata(["m0", "m1"], [{"team": "blue"}, {"team": "red"}])
+    inside = {i for i, _, _ in store.nearest(q, 50, INSIDE)}
+    assert "m0" not in inside and "m1" in inside
+    assert inside == {i for i, _, _ in store.nearest(q, 50, INSIDE)}
+    # a deletion
+    store.delete(["m1"])
+    assert "m1" not in {i for i, _, _ in store.nearest(q, 50, INSIDE)}
+    assert sorted(store.ids_where(INSIDE)) == sorted(inside - {"m1"})
+
+
+def test_a_listing_that_overlapped_a_write_is_not_kept_and_large_sets_are_not_kept() -> None:
+    cache = VectorCache(8)
+    sets = WhereSets(cache, max_ids=3)
+    token = cache.token()  # a listing starts
+    cache.forget([])  # a write meanwhile
+    sets.put({"a": 1}, ["x"], token)
+    assert sets.get({"a": 1}, cache.token()) is None
+    sets.put({"a": 1}, ["x", "y", "z", "w"], cache.token())
+    assert sets.get({"a": 1}, cache.token()) is None
+    assert not sets.wanted({"a": 1}, cache.token())  # known to be too large: Chroma answers
+    assert not WhereSets(VectorCache(0)).enabled  # the cache turned off turns this off
+
+
+def test_exact_nearest_matches_cosine_distance() -> None:
+    rng = np.random.default_rng(3)
+    vectors = {f"v{n}": rng.normal(size=6).astype(np.float32) for n in range(30)}
+    vectors["zero"] = np.zeros(6, dtype=np.float32)
+    q = rng.normal(size=6)
+    found = nearest_among(q.tolist(), vectors, 31)
+    expected = {
+        i: 1.0 - (float(v @ q) / (np.linalg.norm(v) * np.linalg.norm(q)) if v.any() else 0.0)
+        for i, v in vectors.items()
+    }
+    assert [i for i, _, _ in found] == sorted(expected, key=lambda i: expected[i])
+    assert all(d == pytest.approx(expected[i], abs=1e-6) for i, d, _ in found)
+    assert nearest_among(q.tolist(), vectors, 0) == [] and nearest_among(q.tolist(), {}, 3) == []
+
+
+QUESTIONS = ["what does Ana drink", "where does the sister live", "tax deadline", "train to Porto"]
+TEXTS = [
+    "Ana drinks green tea every morning",
+    "the quarterly tax filing deadline is in April",
+    "Ana's sister lives in Porto and teaches music",
+    "we booked a train to Porto for the spring holiday",
+    "green tea with jasmine is Ana's favourite",
+    "the library card must be renewed every year",
+]
+
+
+@pytest.mark.parametrize("group_commit", [False, True])
+def test_remember_in_a_tag_gives_the_same_answers_and_reads_its_writes(
+    tmp_path: Path, group_commit: bool
+) -> None:
+    config = MemoryConfig(group_commit=GroupCommitConfig(enabled=group_commit))
+    with Memory(tmp_path / "m", embedder=HashingEmbedder(), config=config) as mem:
+        for n, text in enumerate(TEXTS * 3):
+            mem.observe(text, user_id=f"u{n % 3}", tags=[f"t{n % 3}"], timestamp=NOW - 1000 + n, keep=True)
+        mem.flush()
+
+        def answers() -> list[list[tuple[str, float]]]:
+            return [
+                [
+                    (r.id, r.score)
+                    for r in mem.remember(q, k=4, user_id=ANY, tags=["t1"], now=NOW, reinforce=False)
+                ]
+                for q in QUESTIONS
+            ]
+
+        first = answers()
+        for _ in range(2):
+            again = answers()
+            assert [[i for i, _ in a] for a in again] == [[i for i, _ in a] for a in first]
+            assert all(
+                s == pytest.approx(s0, abs=1e-6)
+                for a, a0 in zip(again, first, strict=True)
+                for (_, s), (_, s0) in zip(a, a0, strict=True)
+            )
+        # read your writes: a new memory in the tag is found at once (buffered or not)
+        new = mem.observe(
+            "Ana now drinks oolong tea", user_id="u1", tags=["t1"], timestamp=NOW - 1, keep=True
+        )
+        assert new is not None
+        assert new in [r.id for r in mem.remember("oolong tea", k=3, user_id=ANY, tags=["t1"], now=NOW)]
+        mem.forget(new)
+        for _ in range(2):
+            assert new not in [
+                r.id for r in mem.remember("oolong tea", k=3, user_id=ANY, tags=["t1"], now=NOW)
+            ]

@@ -1,0 +1,241 @@
+"""Narrow searches without Chroma's filter: the ids a ``where`` clause admits, kept until a write.
+
+A Chroma query with a ``where`` clause costs about the same whatever the clause admits:
+Chroma evaluates the clause over the whole collection before it searches, so a search
+inside one user's or one namespace's 100 memories of 1,000 costs 4-8 times an unfiltered
+query of all 1,000. Searches repeat the same few clauses (a scope, a namespace tag), and
+the set a clause admits changes only when the collection is written.
+
+:class:`WhereSets` keeps, per clause, the ids Chroma listed for it, tagged with the
+:class:`~ucma_core.storage.vectorcache.VectorCache` token taken before the read: every
+write to the collection (records, metadata, deletions, another collection, a sync with
+other workers) moves the token on and makes every set stale, and a read that overlapped a
+write is never kept. A clause asked for a second time with no write in between has its set
+listed (one Chroma read) and kept; from then on, while nothing is written, a search inside
+a set no larger than the index's search breadth (``ef_search``, 100 by default) is
+:func:`nearest_among` over the members' cached vectors, with no Chroma call. Chroma's HNSW
+search visits every admitted record of such a set, so its answer is exact and this one is
+the same (the same ids in the same order, distances within float32 rounding); a larger
+set is left to Chroma, whose approximate answer stays as it was. A workload that writes
+between searches never pays for the listing (a clause is listed only when asked twice at
+the same token). A clause that adds one equality to a kept clause (a speaker's search
+inside a scope) is worked out from the kept members' stored metadata
+(:meth:`WhereSets.narrowed`).
+
+Examples:
+    >>> cache = VectorCache(8)
+    >>> sets = WhereSets(cache, max_ids=2)
+    >>> where = {"user_id": "ana"}
+    >>> sets.get(where, cache.token()) is None, sets.wanted(where, cache.token())
+    (True, False)
+    >>> sets.wanted(where, cache.token())  # asked again with no write in between
+    True
+    >>> sets.put(where, ["a", "b"], cache.token())
+    >>> sets.get(where, cache.token())
+    ('a', 'b')
+    >>> cache.forget(["z"])  # any write
+    >>> sets.get(where, cache.token()) is None
+    True
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ucma_core.storage.vectorcache import VectorCache
+
+__all__ = ["WhereSets", "nearest_among"]
+
+#: A clause whose set holds more ids than this is searched by Chroma (and not kept).
+MAX_IDS = 2048
+#: Clauses kept at a time (the least recently used go first).
+MAX_SETS = 32
+#: Sets whose members' stored metadata is kept too (for :meth:`WhereSets.narrowed`).
+MAX_ROWS = 4
+#: Stored values longer than this are not kept (a clause on such a key asks Chroma).
+MAX_VALUE = 256
+_TOO_MANY: tuple[str, ...] = ()
+
+
+def _key(where: Mapping[str, Any]) -> str:
+    return json.dumps(where, sort_keys=True, default=str)
+
+
+def _short(
+    ids: Sequence[str], metadatas: Sequence[Mapping[str, Any]]
+) -> tuple[dict[str, dict[str, Any]], set[str]]:
+    """Each member's stored values but long texts (a packed record), and the keys of the values
+    left out."""
+    rows: dict[str, dict[str, Any]] = {}
+    dropped: set[str] = set()
+    for memory_id, meta in zip(ids, metadatas, strict=True):
+        row: dict[str, Any] = {}
+        for name, value in meta.items():
+            if isinstance(value, str) and len(value) > MAX_VALUE:
+                dropped.add(name)
+            else:
+                row[sys.intern(name)] = value
+        rows[memory_id] = row
+    return rows, dropped
+
+
+def _equality(clause: object) -> tuple[str, str | bool] | None:
+    """``(key, value)`` of a clause ``{key: value}`` or ``{key: {"$eq": value}}`` on a str or
+    bool value (the comparisons whose Chroma semantics are plain equality of one type)."""
+    if not isinstance(clause, Mapping) or len(clause) != 1:
+        return None
+    ((name, value),) = clause.items()
+    if isinstance(value, Mapping) and len(value) == 1 and "$eq" in value:
+        value = value["$eq"]
+    if name.startswith("$") or not isinstance(value, (str, bool)):
+        return None
+    return name, value
+
+
+class WhereSets:
+    """The ids each ``where`` clause admits, valid while ``cache``'s token is unchanged.
+
+    Args:
+        cache: the vector store's cache; its token moves on at every write. A cache of
+            capacity 0 (turned off) turns this off too.
+        max_ids: sets larger than this are not kept (:meth:`get` answers ``None``).
+        max_sets: clauses kept at a time.
+    """
+
+    def __init__(self, cache: VectorCache, *, max_ids: int = MAX_IDS, max_sets: int = MAX_SETS) -> None:
+        self._cache = cache
+        self.max_ids = min(max_ids, cache.capacity)
+        self._max_sets = max_sets
+        self._lock = threading.Lock()
+        self._token = cache.token()
+        self._sets: OrderedDict[str, tuple[str, ...]] = OrderedDict()
+        self._asked: set[str] = set()
+        self._rows: OrderedDict[str, tuple[dict[str, dict[str, Any]], set[str]]] = OrderedDict()
+
+    @property
+    def enabled(self) -> bool:
+        return self.max_ids > 0
+
+    def _current(self, token: int) -> bool:
+        """Whether ``token`` is the cache's token now; stale sets are dropped on the way."""
+        now = self._cache.token()
+        if now != self._token:
+            self._token = now
+            self._sets.clear()
+            self._asked.clear()
+            self._rows.clear()
+        return token == now
+
+    def get(self, where: Mapping[str, Any], token: int) -> tuple[str, ...] | None:
+        """The ids ``where`` admits, if they were listed at ``token`` and it is still current
+        (``None`` also for a set larger than ``max_ids``)."""
+        key = _key(where)
+        with self._lock:
+            if not self._current(token):
+                return None
+            found = self._sets.get(key)
+            if found is None or found is _TOO_MANY:
+                return None
+            self._sets.move_to_end(key)
+            return found
+
+    def wanted(self, where: Mapping[str, Any], token: int) -> bool:
+        """Whether listing ``where`` is worth a Chroma read: it was asked before at this
+        token (and is not known to be larger than ``max_ids``). Records this ask."""
+        key = _key(where)
+        with self._lock:
+            if not self.enabled or not self._current(token) or self._sets.get(key) is _TOO_MANY:
+                return False
+            if key in self._asked:
+                return True
+            if len(self._asked) >= 4 * self._max_sets:
+                self._asked.clear()
+            self._asked.add(key)
+            return False
+
+    def put(
+        self,
+        where: Mapping[str, Any],
+        ids: Sequence[str],
+        token: int,
+        metadatas: Sequence[Mapping[str, Any]] | None = None,
+    ) -> None:
+        """Keep the ids Chroma listed for ``where`` (read after ``token`` was taken), and
+        their stored metadata if given; nothing if a write happened since."""
+        if not self.enabled:
+            return
+        key = _key(where)
+        with self._lock:
+            if not self._current(token):
+                return
+            self._sets[key] = tuple(ids) if len(ids) <= self.max_ids else _TOO_MANY
+            self._sets.move_to_end(key)
+            while len(self._sets) > self._max_sets:
+                self._sets.popitem(last=False)
+            if metadatas is not None and len(ids) <= self.max_ids:
+                self._rows[key] = _short(ids, metadatas)
+                self._rows.move_to_end(key)
+                while len(self._rows) > MAX_ROWS:
+                    self._rows.popitem(last=False)
+
+    def narrowed(self, where: Mapping[str, Any], token: int) -> tuple[str, ...] | None:
+        """The ids of ``{"$and": [*clauses, last]}`` worked out without Chroma: when the set
+        of ``clauses`` is kept with its metadata and ``last`` is one equality on a str or bool
+        (a participant, a tag, a session), the members whose stored value is that, exactly as
+        Chroma's ``$eq`` compares. ``None`` when that does not apply."""
+        clauses = where.get("$and") if len(where) == 1 else None
+        if not isinstance(clauses, list) or len(clauses) < 2:
+            return None
+        last = _equality(clauses[-1])
+        if last is None:
+            return None
+        base = clauses[0] if len(clauses) == 2 else {"$and": clauses[:-1]}
+        name, value = last
+        with self._lock:
+            if not self._current(token):
+                return None
+            kept = self._rows.get(_key(base))
+            if kept is None or name in kept[1]:
+                return None  # not kept, or a value of ``name`` was too long to keep
+            self._rows.move_to_end(_key(base))
+            rows = kept[0]
+            return tuple(
+                i for i, meta in rows.items() if type(meta.get(name)) is type(value) and meta[name] == value
+            )
+
+
+def nearest_among(
+    query: Sequence[float], vectors: Mapping[str, np.ndarray], n: int
+) -> list[tuple[str, float, np.ndarray]]:
+    """``(id, cosine distance, vector)`` of the ``n`` of ``vectors`` nearest to ``query``,
+    nearest first (exact; ties keep the order of ``vectors``), as Chroma's cosine space
+    measures it: ``1 - cos`` (a zero vector is at distance 1).
+
+    Examples:
+        >>> near = nearest_among([1.0, 0.0], {"a": np.array([0.0, 1.0]), "b": np.array([2.0, 0.1])}, 1)
+        >>> [(i, round(d, 4)) for i, d, _ in near]
+        [('b', 0.0012)]
+    """
+    if n <= 0 or not vectors:
+        return []
+    ids = list(vectors)
+    # as Chroma's cosine space computes it: both sides scaled to length 1 in float32, 1 - dot
+    matrix = _unit(np.stack([np.asarray(vectors[i], dtype=np.float32) for i in ids]))
+    q = _unit(np.asarray(query, dtype=np.float32)[None, :])[0]
+    distances = np.float32(1.0) - (matrix * q).sum(axis=1, dtype=np.float32)  # not ``@``: no BLAS threads
+    order = np.argsort(distances, kind="stable")[:n]
+    return [(ids[k], float(distances[k]), vectors[ids[k]]) for k in order]
+
+
+def _unit(rows: np.ndarray) -> np.ndarray:
+    """Each row scaled to length 1 in float32 (a zero row stays zero), as hnswlib does."""
+    norms = np.sqrt(np.einsum("ij,ij->i", rows, rows, dtype=np.float32)) + np.float32(1e-30)
+    unit: np.ndarray = (rows * (np.float32(1.0) / norms)[:, None]).astype(np.float32)
+    return unit

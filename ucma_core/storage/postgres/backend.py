@@ -272,6 +272,7 @@ class PgBackend(Backend):
         journal: PgJournal = self._journal  # type: ignore[assignment]
         result = journal.pull(rows)
         changed = False
+        rewritten: set[str] | None = None  # ids whose vectors may have changed (None: any)
         if result is None:  # a snapshot folded entries this process never read
             self.graph.clear()
             result = journal.load(lambda entries, ops: self.graph.load(entries, ops), self.graph.clear).replay
@@ -280,6 +281,7 @@ class PgBackend(Backend):
                 self.after_revert()
         elif result.ops:
             touched = {op["id"] for op in result.ops if op["op"] in ("n", "x")}
+            rewritten = touched
             before = {i: None if (node := self.graph.node(i)) is None else node.to_dict() for i in touched}
             self.graph.load(None, result.ops)
             changed = True
@@ -291,10 +293,15 @@ class PgBackend(Backend):
             self.scrub_pending = True
         if result.open_intent is not None:
             self._recover_dead(result.open_intent)
-            changed = True
+            changed, rewritten = True, None
         vectors: VectorStore | None = getattr(self, "vectors", None)
         if changed and vectors is not None:  # another worker may have rewritten a vector read here
-            vectors.cache.clear()
+            # a vector changes only with its node (a replacement, a deletion: committed
+            # together); new records' vectors are not cached yet
+            if rewritten is None:
+                vectors.cache.clear()
+            else:
+                vectors.cache.forget(rewritten)
         return changed
 
     def _recover_dead(self, intent: Intent) -> None:

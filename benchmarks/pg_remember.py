@@ -72,8 +72,7 @@ class _Setup:
             subprocess.Popen(
                 [
                     sys.executable,
-                    "-m",
-                    "benchmarks.pg_remember",
+                    str(Path(__file__).resolve()),  # this script, the checkout's ucma_core
                     "--serve",
                     target,
                     str(chroma_port),
@@ -125,6 +124,7 @@ def main() -> None:
     if args.embed_ms:
         os.environ["UCMA_BENCH_EMBED_MS"] = str(args.embed_ms)
     if args.serve:
+        sys.path.insert(1, str(ROOT))  # benchmarks.workers' embedder (PYTHONPATH: the checkout's core)
         target, port, user = args.serve
         _serve(target, int(port), user)
         return

@@ -140,9 +140,10 @@ def main() -> None:
         port = servers.chroma_port
         setups = [_Setup("folder (embedded Chroma), 1 process", str(servers.base / "folder"), 0, 1, ROOT)]
         label = "" if args.against is None else " (this checkout)"
-        setups.append(_Setup(f"PostgreSQL, {args.workers} workers{label}", url(), port, args.workers, ROOT))
+        many = f"{args.workers} worker{'s' if args.workers > 1 else ''}"
+        setups.append(_Setup(f"PostgreSQL, {many}{label}", url(), port, args.workers, ROOT))
         if args.against is not None:
-            name = f"PostgreSQL, {args.workers} workers (--against)"
+            name = f"PostgreSQL, {many} (--against)"
             setups.append(_Setup(name, url(), port, args.workers, args.against.resolve()))
         try:
             for _ in range(args.rounds + 1):

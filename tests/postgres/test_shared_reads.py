@@ -5,6 +5,7 @@ keeps them past its own call: what another worker writes next is what the next
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,12 +20,15 @@ from ucma_core.embedders import HashingEmbedder
 
 @pytest.fixture
 def statements(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """Every SQL statement this process sends from now on (its text, whitespace folded)."""
+    """Every SQL statement the test's thread sends from now on (its text, whitespace folded):
+    not the background flush of pending vectors, which a worker runs on its own thread."""
     sent: list[str] = []
     execute = psycopg.Cursor.execute
+    caller = threading.get_ident()
 
     def counted(self: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
-        sent.append(" ".join(str(query).split()))
+        if threading.get_ident() == caller:
+            sent.append(" ".join(str(query).split()))
         return execute(self, query, *args, **kwargs)
 
     monkeypatch.setattr(psycopg.Cursor, "execute", counted)

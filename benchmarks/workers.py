@@ -1,13 +1,18 @@
 """Many workers on one shared memory: observe and remember latency, 1 vs 4 worker
 processes on PostgreSQL + a Chroma server, against a memory folder (one process).
 
-Run: ``python -m benchmarks.workers [--observes 100] [--remembers 50] [--embed-ms 50] [--code PATH]``
-(``--embed-ms``: each embedding call waits that long first, as an embedding API does). It starts a
-throwaway PostgreSQL 15 cluster and a ``chroma run`` server (as the tests do), runs
-each setup in fresh processes with the hashing embedder (the workers open the memory,
-then all start at once), and prints a Markdown table of p50 / p95 latency per call and
-the observe throughput of all workers together. ``--code`` measures another checkout's
-``ucma_core`` (a before / after comparison) with the same script and servers.
+Run: ``python -m benchmarks.workers [--observes 100] [--remembers 50] [--embed-ms 50] [--code PATH]
+[--against PATH] [--repeat N]`` (``--embed-ms``: each embedding call waits that long first, as an
+embedding API does). It starts a throwaway PostgreSQL 15 cluster and a ``chroma run`` server (as
+the tests do), runs each setup in fresh processes with the hashing embedder (the workers open the
+memory, then all start at once), and prints a Markdown table of p50 / p95 latency per call, the
+observe throughput of all workers together, and the PostgreSQL statements each ``remember`` sent
+(counted by a wrapper of psycopg's ``Cursor.execute``; the lock's three statements travel in
+one pipeline, one round trip). ``--code`` measures another checkout's ``ucma_core`` with the
+same script and servers; ``--against`` measures a second checkout's PostgreSQL setups side by
+side with ``--code``'s, run after run (a before / after comparison on one machine state).
+``--repeat`` runs every setup that many times, in turns, and adds a table of the medians and
+of the ``remember`` p50 ratios to the embedded folder of the same turn.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import sys
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -54,6 +60,17 @@ def _work(target: str, chroma_port: int, user: str, observes: int, remembers: in
     )
     topics = ["harbour", "garden", "invoice", "flight", "recipe", "concert", "doctor", "laptop"]
     embedder = _RemoteEmbedder(delay) if delay else HashingEmbedder()
+    statements = [0, False]  # count, counting
+    if target.startswith("postgresql://"):
+        import psycopg
+
+        execute = psycopg.Cursor.execute
+
+        def counted(self: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
+            statements[0] += statements[1]
+            return execute(self, query, *args, **kwargs)
+
+        psycopg.Cursor.execute = counted  # type: ignore[method-assign]
     with Memory(target, embedder=embedder, config=config) as mem:
         print("ready", flush=True)
         sys.stdin.readline()  # every worker is open: all start writing at once
@@ -67,9 +84,12 @@ def _work(target: str, chroma_port: int, user: str, observes: int, remembers: in
         rem: list[float] = []
         for n in range(remembers):
             t = time.perf_counter()
+            statements[1] = True  # any thread's meanwhile (a flush of pending vectors is counted too)
             mem.remember(f"what about the {topics[n % 8]}", user_id=user, k=5)
+            statements[1] = False
             rem.append(time.perf_counter() - t)
-    return {"observe": obs, "remember": rem, "observe_wall": observe_wall}
+    per = statements[0] / remembers if remembers else 0.0
+    return {"observe": obs, "remember": rem, "observe_wall": observe_wall, "statements": per}
 
 
 def _spawn(
@@ -112,6 +132,7 @@ def _run(
         return 1000 * xs[min(len(xs) - 1, int(q * len(xs)))]
 
     return {
+        "statements": statistics.fmean(float(r["statements"]) for r in results),
         "observe_p50": pct(obs, 0.5),
         "observe_p95": pct(obs, 0.95),
         "remember_p50": pct(rem, 0.5),
@@ -134,6 +155,12 @@ def main() -> None:
         default=ROOT,
         help="a checkout whose ucma_core the workers run (default: this one)",
     )
+    parser.add_argument(
+        "--against",
+        type=Path,
+        help="a second checkout whose PostgreSQL setups run side by side with --code's",
+    )
+    parser.add_argument("--repeat", type=int, default=1, help="run every setup this many times, in turns")
     parser.add_argument("--worker", nargs=5)
     args = parser.parse_args()
     if args.embed_ms:
@@ -145,41 +172,67 @@ def main() -> None:
     sys.path.insert(0, str(ROOT))
     from tests.servers import throwaway_servers
 
+    codes = (
+        [("", args.code)]
+        if args.against is None
+        else [(" (--code)", args.code), (" (--against)", args.against)]
+    )
+    runs: dict[str, list[dict[str, float]]] = {}
     with throwaway_servers(prefix="ucma-bench-") as servers:
 
         def url() -> str:
             return servers.url(f"b{uuid.uuid4().hex[:8]}")
 
-        chroma_port = servers.chroma_port
-        rows = [
-            (
-                "folder (embedded Chroma), 1 process",
-                _run(str(servers.base / "folder"), 0, 1, args.observes, args.remembers, args.code),
-            ),
-            (
-                "folder + Chroma server, 1 process",
-                _run(str(servers.base / "folder2"), chroma_port, 1, args.observes, args.remembers, args.code),
-            ),
-            (
-                "PostgreSQL + Chroma server, 1 worker",
-                _run(url(), chroma_port, 1, args.observes, args.remembers, args.code),
-            ),
-            (
-                "PostgreSQL + Chroma server, 4 workers",
-                _run(url(), chroma_port, 4, args.observes, args.remembers, args.code),
-            ),
-        ]
+        port = servers.chroma_port
+        for turn in range(args.repeat):
+            setups: list[tuple[str, str, int, int, Path]] = [
+                ("folder (embedded Chroma), 1 process", str(servers.base / f"folder{turn}"), 0, 1, args.code),
+                (
+                    "folder + Chroma server, 1 process",
+                    str(servers.base / f"server{turn}"),
+                    port,
+                    1,
+                    args.code,
+                ),
+            ]
+            for label, code in codes:
+                setups.append((f"PostgreSQL + Chroma server, 1 worker{label}", url(), port, 1, code))
+                setups.append((f"PostgreSQL + Chroma server, 4 workers{label}", url(), port, 4, code))
+            for name, target, chroma_port, workers, code in setups:
+                result = _run(target, chroma_port, workers, args.observes, args.remembers, code)
+                runs.setdefault(name, []).append(result)
     embedder = (
         f"hashing embedder behind {args.embed_ms:g} ms per call" if args.embed_ms else "hashing embedder"
     )
     print(f"\n{args.observes} observes then {args.remembers} remembers per worker, {embedder}\n")
-    print("| setup | observe p50 ms | p95 ms | observe/s (all) | remember p50 ms | p95 ms |")
-    print("|---|---:|---:|---:|---:|---:|")
-    for name, r in rows:
+    print(
+        "| setup | turn | observe p50 ms | p95 ms | observe/s (all) | remember p50 ms | p95 ms | × folder "
+        "| statements |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    folder = runs["folder (embedded Chroma), 1 process"]
+    for name, results in runs.items():
+        for turn, r in enumerate(results):
+            ratio = r["remember_p50"] / folder[turn]["remember_p50"]
+            print(
+                f"| {name} | {turn + 1} | {r['observe_p50']:.1f} | {r['observe_p95']:.1f} | "
+                f"{r['observe_per_s']:.0f} | {r['remember_p50']:.1f} | {r['remember_p95']:.1f} | "
+                f"{ratio:.2f}× | {r['statements']:.1f} |"
+            )
+    if args.repeat > 1:
         print(
-            f"| {name} | {r['observe_p50']:.1f} | {r['observe_p95']:.1f} | {r['observe_per_s']:.0f} | "
-            f"{r['remember_p50']:.1f} | {r['remember_p95']:.1f} |"
+            f"\nmedians of {args.repeat} turns (ratio: median of each turn's ratio to its embedded folder)\n"
         )
+        print("| setup | remember p50 ms | p95 ms | × folder (median) | × folder per turn | observe/s |")
+        print("|---|---:|---:|---:|---|---:|")
+        for name, results in runs.items():
+            ratios = [r["remember_p50"] / f["remember_p50"] for r, f in zip(results, folder, strict=True)]
+            med = {key: statistics.median(r[key] for r in results) for key in results[0]}
+            print(
+                f"| {name} | {med['remember_p50']:.1f} | {med['remember_p95']:.1f} | "
+                f"{statistics.median(ratios):.2f}× | {' / '.join(f'{x:.2f}' for x in ratios)} | "
+                f"{med['observe_per_s']:.0f} |"
+            )
 
 
 if __name__ == "__main__":

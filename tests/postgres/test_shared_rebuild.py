@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _collections(servers: Servers) -> dict[str, dict[str, Any]]:
     client = chromadb.HttpClient(host=HOST, port=servers.chroma_port)
-    return {c.name: dict(c.get(include=["metadatas"])) for c in client.list_collections()}
+    return {c.name: dict(c.get(include=["metadatas", "documents"])) for c in client.list_collections()}
 
 
 def _ours(servers: Servers, before: set[str]) -> dict[str, dict[str, Any]]:
@@ -186,3 +186,43 @@ def test_a_worker_killed_during_a_rekey_leaves_the_memory_as_it_was(servers: Ser
         assert len(after) == 1 and old_name not in after
         assert {m.id for m in mem.list_memories(user_id="ana", tags=["pantry"], limit=1000)} == set(ids)
         assert mem.verify().ok
+
+
+def test_a_rekey_catches_up_records_replaced_after_the_copy_read_them(servers: Servers) -> None:
+    """A record replaced (same id, new text) after the copy wrote it: the catch-up finds its
+    row by its change number and writes the new text into the new collection."""
+    url = servers.url()
+    others = set(_collections(servers))
+    with (
+        Memory(url, embedder=HashingEmbedder(), config=servers.config()) as serving,
+        Memory(url, embedder=HashingEmbedder(), config=servers.config()) as rekeying,
+    ):
+        keyed = {
+            serving.upsert(f"shelf-{n}", f"Shelf {n} holds the blue boxes", user_id="ana"): n
+            for n in range(20)
+        }
+        plain = [serving.observe(f"Ana sorted parcel {n} in the depot", user_id="ana") for n in range(280)]
+        page_one = sorted([*keyed, *plain])[:256]  # the copy reads the ids in order, 256 a page
+        replaced: list[str] = []
+
+        def replace(done: int, total: int, label: str) -> None:
+            if done == 256:  # the first page is in the new collection
+                for memory_id in [i for i in keyed if i in page_one]:
+                    n = keyed[memory_id]
+                    assert (
+                        serving.upsert(f"shelf-{n}", f"Shelf {n} now holds red crates", user_id="ana")
+                        == memory_id
+                    )
+                    replaced.append(memory_id)
+
+        assert rekeying.rekey(progress=replace) == 300
+        assert replaced
+        ((_, rows),) = _ours(servers, others).items()
+        documents = dict(zip(rows["ids"], rows["documents"], strict=True))
+        assert len(documents) == 300
+        for memory_id, n in keyed.items():
+            text = "now holds red crates" if memory_id in replaced else "holds the blue boxes"
+            assert documents[memory_id] == f"Shelf {n} {text}"
+        hits = serving.remember("red crates shelf", user_id="ana", k=3)
+        assert hits and hits[0].id in replaced and hits[0].content.endswith("now holds red crates")
+        assert serving.verify().ok and rekeying.verify().ok

@@ -65,6 +65,8 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ucma_core.config import MemoryConfig
 from ucma_core.errors import StorageError
 from ucma_core.progress import ProgressCallback
@@ -77,12 +79,13 @@ from ucma_core.storage.keywords import KeywordRow
 from ucma_core.storage.manifest import Manifest, new_key_secret
 from ucma_core.storage.postgres import tombstones
 from ucma_core.storage.postgres.connection import connect, create_schema, lock_key, pool, use_schema
+from ucma_core.storage.postgres.heldrows import HeldRows
 from ucma_core.storage.postgres.journal import PgJournal, db_errors
 from ucma_core.storage.postgres.keywords import PgKeywordIndex
 from ucma_core.storage.postgres.repair import GEN_KEY, follow
 from ucma_core.storage.postgres.skipped import PgSkippedLog
 from ucma_core.storage.postgres.url import PostgresTarget
-from ucma_core.storage.vectors import CollectionProblem, VectorStore
+from ucma_core.storage.vectors import CollectionProblem, VectorStore, Where
 from ucma_core.storage.verify import VerifyReport
 
 __all__ = ["PgBackend", "recorded_embedder"]
@@ -174,6 +177,8 @@ class PgBackend(Backend):
         #: The last error of the background flush (shown by :meth:`verify`), if it failed.
         self.flush_error: str | None = None
         self._retrievals: list[tuple[str, float]] = []
+        #: The ``records`` rows read while a reader holds the lock shared (see :mod:`.heldrows`).
+        self._held_rows = HeldRows()
         #: Called (under the exclusive lock) with the retrievals :meth:`retrieved_later` kept.
         self.flush_retrievals: Callable[[list[tuple[str, float]]], None] | None = None
         #: The manifest generation this worker follows (moved on by a rebuild or a manifest change).
@@ -239,9 +244,12 @@ class PgBackend(Backend):
         except BaseException:
             self.unlock()
             raise
+        if not exclusive:  # no one writes until unlock: rows read now stay true (.heldrows)
+            self._held_rows.start()
 
     def unlock(self) -> None:
         """Release the write lock (a no-op once closed: a closed session holds no lock)."""
+        self._held_rows.stop()
         if self._held and not self._conn.closed:
             verb = "pg_advisory_unlock" if self._held == "x" else "pg_advisory_unlock_shared"
             with db_errors("releasing the memory's write lock"):
@@ -264,6 +272,7 @@ class PgBackend(Backend):
         journal: PgJournal = self._journal  # type: ignore[assignment]
         result = journal.pull(rows)
         changed = False
+        rewritten: set[str] | None = None  # ids whose vectors may have changed (None: any)
         if result is None:  # a snapshot folded entries this process never read
             self.graph.clear()
             result = journal.load(lambda entries, ops: self.graph.load(entries, ops), self.graph.clear).replay
@@ -272,6 +281,7 @@ class PgBackend(Backend):
                 self.after_revert()
         elif result.ops:
             touched = {op["id"] for op in result.ops if op["op"] in ("n", "x")}
+            rewritten = touched
             before = {i: None if (node := self.graph.node(i)) is None else node.to_dict() for i in touched}
             self.graph.load(None, result.ops)
             changed = True
@@ -283,10 +293,15 @@ class PgBackend(Backend):
             self.scrub_pending = True
         if result.open_intent is not None:
             self._recover_dead(result.open_intent)
-            changed = True
+            changed, rewritten = True, None
         vectors: VectorStore | None = getattr(self, "vectors", None)
         if changed and vectors is not None:  # another worker may have rewritten a vector read here
-            vectors.cache.clear()
+            # a vector changes only with its node (a replacement, a deletion: committed
+            # together); new records' vectors are not cached yet
+            if rewritten is None:
+                vectors.cache.clear()
+            else:
+                vectors.cache.forget(rewritten)
         return changed
 
     def _recover_dead(self, intent: Intent) -> None:
@@ -343,18 +358,55 @@ class PgBackend(Backend):
         own = {r.id: (r.content, dict(r.stored or {})) for rows, _ in self._at_commit for r in rows}
         found = {i: own[i] for i in ids if i in own}
         rest = [i for i in ids if i not in found]
-        if rest:
+        if rest and self._held_rows.active:  # a reader: rows read once per hold
+            held = self._held_rows.read(rest, self.keywords.select)  # type: ignore[attr-defined]
+            found.update(
+                (i, (text, json.loads(stored))) for i, (text, stored) in held.items() if stored is not None
+            )
+            rest = [i for i in rest if i not in found]
+            if rest:  # rows without a copy of their fields (as the folder's)
+                found.update(self.vectors.get(rest))
+        elif rest:
             found.update(super().rows(rest))
         return found
 
     def texts(self, ids: Sequence[str]) -> dict[str, str]:
-        """As the folder's, and the texts of records the transaction still open writes."""
+        """As the folder's: the open transaction's own records first; a reader's from the rows
+        read once per hold (:mod:`.heldrows`)."""
         own = {r.id: r.content for rows, _ in self._at_commit for r in rows}
         found = {i: own[i] for i in ids if i in own}
         rest = [i for i in ids if i not in found]
-        if rest:
+        if not rest:
+            return found
+        if not self._held_rows.active:
             found.update(super().texts(rest))
+            return found
+        held = self._held_rows.read(rest, self.keywords.select)  # type: ignore[attr-defined]
+        found.update((i, row[0]) for i, row in held.items())
+        if len(found) < len(ids):
+            found.update((i, t) for i, (t, _) in self.rows([i for i in ids if i not in found]).items())
         return found
+
+    def nearest(
+        self, vector: Sequence[float], n: int, where: Where | None
+    ) -> list[tuple[str, float, np.ndarray]]:
+        """As the folder's; a reader's next read of rows also reads the neighbours' (:mod:`.heldrows`)."""
+        found = super().nearest(vector, n, where)
+        self._held_rows.saw(i for i, _, _ in found)
+        return found
+
+    def nearest_later(
+        self, vector: Sequence[float], n: int, where: Where | None
+    ) -> Callable[[], list[tuple[str, float, np.ndarray]]]:
+        """As :meth:`nearest`, started (the function returned waits for it)."""
+        wait = super().nearest_later(vector, n, where)
+
+        def done() -> list[tuple[str, float, np.ndarray]]:
+            found = wait()
+            self._held_rows.saw(i for i, _, _ in found)
+            return found
+
+        return done
 
     def _write_pending(self, cur: Any) -> None:
         """In the commit's SQL transaction: the new records' rows and their pending vectors."""
@@ -521,6 +573,7 @@ class PgBackend(Backend):
         graph (O(records)), the lock held until :meth:`unlock`."""
         config = self.config
         self.keywords = PgKeywordIndex(self._conn)  # type: ignore[assignment]
+        self.keywords.held = self._held_rows  # type: ignore[attr-defined]
         self._journal = PgJournal(self._conn)  # type: ignore[assignment]
         self._journal.at_commit = self._write_pending  # type: ignore[attr-defined]
         self._journal.committed = self._pending_committed  # type: ignore[attr-defined]

@@ -15,7 +15,9 @@ install. Each memory is one schema (``ucma_<memory>``) with these tables:
 ``records``
     every memory's text, scope, type and time, a copy of its stored fields, and a
     ``tsvector`` for keyword search (the folder's ``keywords.sqlite3``) and the text's
-    length in words (``dl``, for BM25).
+    length in words (``dl``, for BM25); ``changed``, from a sequence, grows with every
+    insert and update of the row (a rebuild's catch-up reads the rows changed since it
+    began, :mod:`~ucma_core.storage.postgres.repair`).
 ``record_stats``, ``record_terms``
     the ``records`` table's row count, total length and each word's document
     frequency, kept by triggers (:mod:`~ucma_core.storage.postgres.stats`).
@@ -73,6 +75,19 @@ _TABLES = [
     "CREATE INDEX IF NOT EXISTS records_tsv ON records USING gin (tsv)",
     "CREATE INDEX IF NOT EXISTS records_dl ON records (dl)",
     "CREATE INDEX IF NOT EXISTS records_scope ON records (user_id, agent_id, session_id)",
+    # each row's change number: a new row takes the sequence's next value, and so does a
+    # changed one (trigger): a rebuild's catch-up reads only the rows changed since its copy
+    # began (:mod:`.repair`). A table made before it gets numbers in one rewrite.
+    "CREATE SEQUENCE IF NOT EXISTS records_change_seq",
+    "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = "
+    "current_schema() AND table_name = 'records' AND column_name = 'changed') THEN ALTER TABLE records "
+    "ADD COLUMN changed bigint NOT NULL DEFAULT nextval('records_change_seq'); END IF; END $$",
+    "CREATE INDEX IF NOT EXISTS records_changed ON records (changed)",
+    "CREATE OR REPLACE FUNCTION records_change() RETURNS trigger LANGUAGE plpgsql "
+    "SET search_path FROM CURRENT AS $f$ BEGIN NEW.changed := nextval('records_change_seq'); "
+    "RETURN NEW; END $f$",
+    "CREATE OR REPLACE TRIGGER records_change BEFORE UPDATE ON records FOR EACH ROW EXECUTE FUNCTION "
+    "records_change()",
     "CREATE TABLE IF NOT EXISTS pending (id text PRIMARY KEY, document text NOT NULL, fields text NOT NULL, "
     "vector double precision[] NOT NULL, since timestamptz NOT NULL DEFAULT clock_timestamp())",
     "CREATE TABLE IF NOT EXISTS tombstones (id text PRIMARY KEY, until timestamptz NOT NULL)",

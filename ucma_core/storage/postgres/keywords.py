@@ -19,6 +19,7 @@ from typing import Any
 
 from ucma_core.errors import StorageError
 from ucma_core.storage.keywords import KeywordHit, KeywordRow, keywords, search_filters
+from ucma_core.storage.postgres.heldrows import HeldRows, Row
 from ucma_core.storage.postgres.journal import db_errors
 
 __all__ = ["PgKeywordIndex", "ts_query"]
@@ -47,13 +48,20 @@ idf AS (
     LEFT JOIN record_terms d ON d.lexeme = t.lexeme CROSS JOIN stats s
 ),
 hits AS (SELECT id, ts, tsv, dl FROM records WHERE tsv @@ to_tsquery('english', %s) {filters})
-SELECT h.id, sum(i.idf * (tf.f * 2.2) / (tf.f + 1.2 * (0.25 + 0.75 * h.dl / greatest(s.avgdl, 1e-9))))
+SELECT h.id,
+       sum(i.idf * (tf.f * 2.2) / (tf.f + 1.2 * (0.25 + 0.75 * h.dl / greatest(s.avgdl, 1e-9)))) AS score,
+       h.ts
 FROM hits h CROSS JOIN stats s CROSS JOIN terms
 CROSS JOIN LATERAL unnest(ts_filter(setweight(h.tsv, 'A', terms.lexemes), '{{a}}')) u
 JOIN idf i ON i.lexeme = u.lexeme
 CROSS JOIN LATERAL (SELECT coalesce(array_length(u.positions, 1), 1)::float8 AS f) tf
-GROUP BY h.id, h.ts ORDER BY 2 DESC, h.ts, h.id LIMIT %s
+GROUP BY h.id, h.ts ORDER BY score DESC, h.ts, h.id LIMIT %s
 """
+# the same, with each hit's text and stored fields (a read that keeps rows, see .heldrows)
+_BM25_ROWS_SQL = (
+    f"SELECT b.id, b.score, r.content, r.stored FROM ({_BM25_SQL}) b "
+    "JOIN records r ON r.id = b.id ORDER BY b.score DESC, b.ts, b.id"
+)
 
 
 # every row in one statement, so the statistics triggers run once per write
@@ -84,6 +92,8 @@ class PgKeywordIndex:
 
     def __init__(self, conn: Any) -> None:
         self._conn = conn
+        #: The rows kept for the reader's hold of the lock: a search keeps its hits' rows there.
+        self.held: HeldRows | None = None
 
     def get_meta(self, key: str) -> str | None:
         with db_errors("reading meta"):
@@ -173,6 +183,18 @@ class PgKeywordIndex:
                     out[memory_id] = (content, json.loads(stored))
         return out
 
+    def select(self, ids: Sequence[str]) -> dict[str, Row]:
+        """``{id: (text, stored fields as JSON or None)}`` for those of ``ids`` that exist."""
+        out: dict[str, Row] = {}
+        with db_errors("reading records"):
+            for start in range(0, len(ids), _CHUNK):
+                chunk = list(ids[start : start + _CHUNK])
+                for memory_id, content, stored in self._conn.execute(
+                    "SELECT id, content, stored FROM records WHERE id = ANY(%s)", (chunk,)
+                ):
+                    out[memory_id] = (content, stored)
+        return out
+
     def texts(self, ids: Sequence[str]) -> dict[str, str]:
         """``{id: text}`` for those of ``ids`` whose row keeps its fields (as :meth:`rows`,
         without reading or decoding the fields)."""
@@ -215,11 +237,14 @@ class PgKeywordIndex:
         )
         if found is None:
             return []
-        sql = _BM25_SQL.format(filters=" ".join(found[0]))
+        held = self.held if self.held is not None and self.held.active else None
+        sql = (_BM25_SQL if held is None else _BM25_ROWS_SQL).format(filters=" ".join(found[0]))
         args: list[object] = [" ".join(keywords(query)[:64]), expr, *found[1], n]
         with db_errors("searching keywords"):
             rows = self._conn.execute(sql, args).fetchall()
-        return [KeywordHit(memory_id, float(score)) for memory_id, score in rows]
+        if held is not None:  # the hits' rows came along: a later read of them is kept
+            held.keep({r[0]: (r[2], r[3]) for r in rows})
+        return [KeywordHit(r[0], float(r[1])) for r in rows]
 
     def rewrite_stored(
         self,

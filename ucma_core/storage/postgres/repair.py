@@ -7,15 +7,19 @@ Chroma collection is derived from it. :func:`rebuild` writes a *new* collection 
 it and switches every worker to it:
 
 1. Under the memory's job lock ``rebuild`` (one rebuild at a time), a short exclusive
-   write lock notes which records are committed (graph memory nodes with a row).
+   write lock notes which records are committed (graph memory nodes with a row) and the
+   highest change number of ``records`` (every insert and update of a row gives it the
+   next number of a sequence; no write is in progress while the lock is held, so every
+   later one gets a higher number).
 2. Without the write lock, page by page on a pooled connection, each record's text and
    fields are read from ``records`` and written into the new collection, their vectors
    re-embedded (``embed``) or read from the current collection (those it lacks are
    embedded). Other workers write and read the current collection meanwhile.
 3. Under the exclusive write lock again, the pending vectors of every worker are
-   flushed (so nothing waits for the old collection), and the records written,
-   replaced or deleted since step 1 (found by comparing each row's text and fields
-   with what was copied) are copied again or deleted; the graph's markers are written.
+   flushed (so nothing waits for the old collection), and the records written or
+   replaced since step 1 (the rows whose change number is above the one noted: an index
+   range, not a pass over every row) are copied again, those deleted (no longer
+   committed) deleted; the graph's markers are written.
    Then one SQL transaction switches the manifest (collection, and the key secret with
    the fields of every row when re-keying) and bumps ``meta.manifest_gen``.
 4. The old collection is dropped. Every other worker reads ``manifest_gen`` in the
@@ -53,8 +57,6 @@ __all__ = ["GEN_KEY", "RebuildResult", "follow", "rebuild"]
 #: The ``meta`` key counting manifest changes (absent: generation 0).
 GEN_KEY = "manifest_gen"
 _PAGE = 256
-#: What tells a row changed since it was copied (computed by PostgreSQL: no text is read).
-_DIGEST = "md5(content || chr(1) || stored)"
 
 Embed = Callable[[list[str]], list[list[float]]]
 
@@ -107,6 +109,8 @@ def rebuild(
         with write_lock:
             manifest = backend.manifest
             committed = backend.committed_ids()
+            with db_errors("reading the records' change number"):
+                since = int(backend.execute("SELECT coalesce(max(changed), 0) FROM records")[0][0])
         folder_id = manifest.folder_id
         old = manifest.collection
         secret = new_key_secret() if rekey else manifest.key_secret
@@ -129,7 +133,7 @@ def rebuild(
                     if progress is not None:
                         progress(min(start + _PAGE, len(ids)), len(ids), label)
             with write_lock:
-                caught = _catch_up(backend, copy)
+                caught = _catch_up(backend, copy, since)
                 _switch(backend, target, new, secret, keys if rekey else None)
         except BaseException:
             target.close()
@@ -154,15 +158,14 @@ class _Copier:
     ) -> None:
         self.backend, self.target, self.keys = backend, target, keys
         self.reembed, self.embed = reembed, embed
-        #: id -> digest of the text and fields copied
-        self.copied: dict[str, str] = {}
+        #: ids copied
+        self.copied: set[str] = set()
         self.embedded = 0
 
     def page(self, conn: Any, ids: Sequence[str]) -> None:
         with db_errors("reading records to copy"):
             rows = conn.execute(
-                f"SELECT id, content, stored, {_DIGEST} FROM records "
-                "WHERE id = ANY(%s) AND stored IS NOT NULL",
+                "SELECT id, content, stored FROM records WHERE id = ANY(%s) AND stored IS NOT NULL",
                 (list(ids),),
             ).fetchall()
         if not rows:
@@ -174,8 +177,7 @@ class _Copier:
             fields = [codec.rekey(i, t, f, self.keys) for i, t, f in zip(found, texts, fields, strict=True)]
         vectors = self._vectors(found, texts)
         self.target.upsert(found, vectors, texts, fields)
-        for memory_id, _, _, digest in rows:
-            self.copied[memory_id] = digest
+        self.copied.update(found)
 
     def _vectors(self, ids: list[str], texts: list[str]) -> list[list[float]]:
         if self.reembed is not None:
@@ -195,23 +197,19 @@ class _Copier:
         return [fresh[n] if n in fresh else [float(x) for x in have[i]] for n, i in enumerate(ids)]
 
 
-def _catch_up(backend: PgBackend, copy: _Copier) -> int:
-    """Under the exclusive write lock: copy again what other workers wrote since the copy
-    read it, delete what they deleted, and write the graph's markers."""
+def _catch_up(backend: PgBackend, copy: _Copier, since: int) -> int:
+    """Under the exclusive write lock: copy again what other workers wrote since the ids
+    were noted (change number above ``since``), delete what they deleted, and write the
+    graph's markers."""
     backend.flush_pending()
     committed = backend.committed_ids()
-    with db_errors("comparing records with the copy"):
-        now = {
-            r[0]: r[1]
-            for r in backend.execute(f"SELECT id, {_DIGEST} FROM records WHERE stored IS NOT NULL")
-            if r[0] in committed
-        }
-    gone = sorted(set(copy.copied) - set(now))
-    changed = sorted(i for i, d in now.items() if copy.copied.get(i) != d)
+    with db_errors("reading the records changed during the copy"):
+        touched = {r[0] for r in backend.execute("SELECT id FROM records WHERE changed > %s", (since,))}
+    gone = sorted(copy.copied - committed)
+    changed = sorted((touched | (committed - copy.copied)) & committed)  # and any never copied
     if gone:
         copy.target.delete(gone)
-        for i in gone:
-            del copy.copied[i]
+        copy.copied.difference_update(gone)
     with backend.pooled() as conn:
         for start in range(0, len(changed), _PAGE):
             copy.page(conn, changed[start : start + _PAGE])

@@ -44,7 +44,7 @@ import numpy as np
 from ucma_core.config import ChromaConfig
 from ucma_core.errors import StorageError
 from ucma_core.storage.diskspace import storage_error
-from ucma_core.storage.vectorcache import VectorCache
+from ucma_core.storage.vectorcache import DEFAULT_MAX_BYTES, VectorCache
 
 __all__ = ["CollectionProblem", "VectorHit", "VectorStore", "chroma_settings", "open_chroma"]
 
@@ -189,10 +189,11 @@ class VectorStore:
         timeout: float = 120.0,
         max_batch: int = 5000,
         cache_size: int = 0,
+        cache_bytes: int = DEFAULT_MAX_BYTES,
     ) -> None:
         self._config = config
         #: Vectors read recently, by id (see :mod:`~ucma_core.storage.vectorcache`).
-        self.cache = VectorCache(cache_size)
+        self.cache = VectorCache(cache_size, max_bytes=cache_bytes)
         self._folder = folder
         self.embedded_path: Path | None = None if config.host else folder / "chroma"
         self._worker = _Worker(timeout)

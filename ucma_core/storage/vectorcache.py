@@ -15,22 +15,21 @@ its answer is put (a write forgets its ids before and after it runs). The least
 recently used entries go first once ``capacity`` vectors or ``max_bytes`` bytes of
 vector data are held (0 for either turns the cache off).
 
-The vectors live as rows of a few large float32 blocks (grown a block at a time up to
-the bound), not as one small array each: thousands of small arrays that outlive the
-reads around them pin the pages of the allocator's heaps, so a process held several
-times the cache's own size (measured: a 7 MiB cache of small arrays cost 18 MiB of
-resident memory at 10k memories). A hit is a copy of its row (read-only), so a row
-reused for another vector never changes an answer already handed out.
+The vectors live as rows of a few large float32 blocks (a
+:class:`~ucma_core.storage.rowcache.RowCache`), not as one small array each, so the
+cache costs the process what it holds. A hit is a copy of its row (read-only), so a
+row reused for another vector never changes an answer already handed out.
 """
 
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
+
+from ucma_core.storage.rowcache import RowCache
 
 if TYPE_CHECKING:
     from ucma_core.config import MemoryConfig
@@ -39,8 +38,6 @@ __all__ = ["DEFAULT_MAX_BYTES", "CacheArgs", "VectorCache", "cache_args"]
 
 #: The default bound on the cached vectors' data (``MemoryConfig.vector_cache_mib``).
 DEFAULT_MAX_BYTES = 4 * 2**20
-#: Bytes of vector data per block the rows are kept in.
-_BLOCK_BYTES = 256 * 1024
 
 
 class CacheArgs(TypedDict):
@@ -80,13 +77,7 @@ class VectorCache:
     def __init__(self, capacity: int, *, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
         self.capacity = max(0, int(capacity))
         self.max_bytes = max(0, int(max_bytes))
-        #: id -> row number, least recently used first.
-        self._rows: OrderedDict[str, int] = OrderedDict()
-        self._blocks: list[np.ndarray] = []
-        self._free: list[int] = []
-        self._dim = 0
-        self._per_block = 0
-        self._limit = 0  # rows allowed for the current dimension
+        self._rows = RowCache(np.float32, self.capacity, self.max_bytes)
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
@@ -98,7 +89,7 @@ class VectorCache:
     @property
     def nbytes(self) -> int:
         """Bytes of vector data held (the blocks allocated so far)."""
-        return sum(block.nbytes for block in self._blocks)
+        return self._rows.nbytes
 
     def stats(self) -> dict[str, int]:
         """Vectors held, bytes of vector data allocated, hits and misses so far."""
@@ -108,14 +99,12 @@ class VectorCache:
         """The cached vectors of those of ``ids`` held (each becomes the most recently used)."""
         found: dict[str, np.ndarray] = {}
         with self._lock:
-            rows = self._rows
             for memory_id in ids:
-                row = rows.get(memory_id)
+                row = self._rows.get(memory_id)
                 if row is None:
                     self.misses += 1
                     continue
-                rows.move_to_end(memory_id)
-                vector = self._blocks[row // self._per_block][row % self._per_block].copy()
+                vector = row.copy()  # the row may hold another vector later
                 vector.setflags(write=False)  # the same contract as a shared copy
                 found[memory_id] = vector
             self.hits += len(found)
@@ -134,53 +123,18 @@ class VectorCache:
             if token != self._writes:
                 return
             for memory_id, vector in vectors.items():
-                self._put(memory_id, vector)
-
-    def _put(self, memory_id: str, vector: np.ndarray) -> None:
-        dim = int(vector.shape[-1]) if vector.ndim == 1 else 0
-        if dim == 0:
-            return
-        if dim != self._dim:  # another collection's vectors: start again for their length
-            self._reset()
-            self._dim = dim
-            self._limit = min(self.capacity, self.max_bytes // (4 * dim))
-            self._per_block = max(1, min(self._limit, _BLOCK_BYTES // (4 * dim)))
-        if not self._limit:
-            return
-        rows = self._rows
-        row = rows.get(memory_id)
-        if row is None:
-            if self._free:
-                row = self._free.pop()
-            elif len(self._blocks) * self._per_block < self._limit:
-                size = min(self._per_block, self._limit - len(self._blocks) * self._per_block)
-                first = len(self._blocks) * self._per_block
-                self._blocks.append(np.empty((size, dim), dtype=np.float32))
-                self._free.extend(range(first + size - 1, first, -1))
-                row = first
-            else:  # full: the least recently used row takes the new vector
-                _, row = rows.popitem(last=False)
-        self._blocks[row // self._per_block][row % self._per_block] = vector
-        rows[memory_id] = row
-        rows.move_to_end(memory_id)
-
-    def _reset(self) -> None:
-        self._rows.clear()
-        self._blocks = []
-        self._free = []
-        self._dim = 0
+                if vector.ndim == 1:
+                    self._rows.put(memory_id, vector)
 
     def forget(self, ids: Sequence[str] | Iterable[str]) -> None:
         """Drop ``ids`` (their stored vectors are being rewritten or deleted)."""
         with self._lock:
             self._writes += 1
             for memory_id in ids:
-                row = self._rows.pop(memory_id, None)
-                if row is not None:
-                    self._free.append(row)
+                self._rows.discard(memory_id)
 
     def clear(self) -> None:
         """Drop everything (another collection, or a store changed behind this process)."""
         with self._lock:
             self._writes += 1
-            self._reset()
+            self._rows.clear()

@@ -44,6 +44,7 @@ import numpy as np
 from ucma_core.config import ChromaConfig
 from ucma_core.errors import StorageError
 from ucma_core.storage.diskspace import storage_error
+from ucma_core.storage.trim import Trimmer
 from ucma_core.storage.vectorcache import DEFAULT_MAX_BYTES, VectorCache
 
 __all__ = ["CollectionProblem", "VectorHit", "VectorStore", "chroma_settings", "open_chroma"]
@@ -120,6 +121,7 @@ class _Worker:
         self._ready = threading.Condition()
         self._stopped = False
         self._current: Future[Any] | None = None
+        self._trimmer = Trimmer()
         self._thread = threading.Thread(target=self._loop, name="ucma-chroma", daemon=True)
         self._thread.start()
 
@@ -142,6 +144,8 @@ class _Worker:
             else:
                 with contextlib.suppress(InvalidStateError):
                     future.set_result(result)
+            if not self._jobs:
+                self._trimmer.maybe_trim()  # between calls: nobody waits for it
 
     def submit(self, fn: Callable[[], T]) -> Future[T]:
         """Queue ``fn``; :meth:`wait` for its answer."""

@@ -114,6 +114,10 @@ def test_an_aborted_transaction_puts_fields_and_edges_back() -> None:
     assert dict(graph.node("a") or {}) == before_a
     assert isinstance(graph.node("a"), EpisodeNode)
     assert sorted(graph.edges_of("a")) == sorted(before_edges)
+    assert graph.node("b") == {**EPISODE, "session_id": "s2"}
+    graph.remove_node("b")  # one map holds the nodes and their records: both go
+    assert graph.node("b") is None and "b" not in graph and len(graph) == 1
+    assert [node_id for node_id, _ in graph.nodes()] == ["a"] and graph.edges_of("a") == []
 
 
 def test_snapshot_round_trip_keeps_every_field(tmp_path: Path) -> None:

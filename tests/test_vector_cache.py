@@ -137,3 +137,31 @@ def test_remember_gives_the_same_answers_from_the_cache_as_from_chroma(tmp_path:
         cached = _answers(mem)
     with Memory(folder, embedder=HashingEmbedder(), config=MemoryConfig(vector_cache_size=0)) as mem:
         _same(_answers(mem), cached, scores=False)
+
+
+def test_the_cache_holds_at_most_its_bytes_and_a_reused_row_changes_no_answer() -> None:
+    cache = VectorCache(1000, max_bytes=3 * 4 * 4)  # three vectors of four floats
+    first = {f"v{n}": np.full(4, n, dtype=np.float32) for n in range(5)}
+    cache.put(first, cache.token())
+    assert len(cache) == 3 and cache.nbytes == 3 * 4 * 4
+    held = cache.get(["v2", "v3", "v4"])
+    cache.put({f"w{n}": np.full(4, 100 + n, dtype=np.float32) for n in range(3)}, cache.token())
+    assert cache.get(["v2", "v3", "v4"]) == {}  # their rows now hold w0..w2
+    assert {k: v.tolist() for k, v in held.items()} == {f"v{n}": [float(n)] * 4 for n in (2, 3, 4)}
+    assert cache.get(["w1"])["w1"].tolist() == [101.0] * 4
+    cache.put({"long": np.ones(8, dtype=np.float32)}, cache.token())  # another length: starts again
+    assert len(cache) == 1 and list(cache.get(["long", "w1"])) == ["long"]
+    assert VectorCache(10, max_bytes=0).nbytes == 0
+
+
+def test_memory_config_bounds_the_cache_in_mib(tmp_path: Path) -> None:
+    rows = 5  # room for five vectors of the embedder's length
+    mib = rows * 4 * HashingEmbedder().dimension / 2**20
+    config = MemoryConfig(vector_cache_size=10_000, vector_cache_mib=mib)
+    with Memory(tmp_path / "m", embedder=HashingEmbedder(), config=config) as mem:
+        for n, text in enumerate(TEXTS):
+            mem.upsert(f"k{n}", f"{text} ({n})", user_id="u", timestamp=NOW - n)
+        mem.flush()  # every vector in Chroma: the reads below are cached
+        mem.remember("green tea in Porto", k=20, user_id="u", now=NOW, reinforce=False)
+        held = mem.stats()["vector_cache"]
+    assert held["vectors"] == rows and held["bytes"] == rows * 4 * HashingEmbedder().dimension

@@ -435,6 +435,9 @@ class MemoryConfig:
     #: Stored vectors retrieval keeps in memory after reading them (least recently used go
     #: first; a write of a memory drops its copy); 0 reads every vector from Chroma.
     vector_cache_size: int = 8192
+    #: ... and at most this many MiB of their data (4 MiB: 4,096 vectors of 256 floats,
+    #: 682 of 1,536); 0 turns the cache off too.
+    vector_cache_mib: float = 4.0
     #: Seconds to wait for another process's lock on the folder; 0 fails at once.
     lock_timeout: float = 0.0
     #: fsync the journal on every write (survives power loss, not only process crashes).
@@ -463,6 +466,7 @@ class MemoryConfig:
         _require(self.short_term_ttl_hours > 0, "short_term_ttl_hours must be > 0")
         _require(self.embedding_cache_size >= 0, "embedding_cache_size must be >= 0")
         _require(self.vector_cache_size >= 0, "vector_cache_size must be >= 0")
+        _require(self.vector_cache_mib >= 0, "vector_cache_mib must be >= 0")
         _require(self.lock_timeout >= 0, "lock_timeout must be >= 0")
         _require(self.snapshot_every >= 1, "snapshot_every must be >= 1")
         try:

@@ -184,6 +184,7 @@ class Reads(MemoryBase):
                 "embedder": self._embedder.name,
                 "dimension": self._embedder.dimension,
                 "embedding_cache": {"hits": self._embedder.hits, "misses": self._embedder.misses},
+                "vector_cache": self._stores.backend.vectors.cache.stats(),
                 "session_id": self._session_id,
                 "path": str(self.path),
             }

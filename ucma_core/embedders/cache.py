@@ -10,16 +10,13 @@ vector store.
 from __future__ import annotations
 
 import threading
-from array import array
-from collections import OrderedDict
 from collections.abc import Sequence
 
 import numpy as np
 
 from ucma_core.errors import InvalidInputError, ProviderError
 from ucma_core.protocols import Embedder
-
-_EMPTY: array[float] = array("d")  # a placeholder for a text whose vector is on its way
+from ucma_core.storage.rowcache import RowCache
 
 __all__ = ["CachedEmbedder", "as_embedder", "check_int", "check_texts", "check_vectors"]
 
@@ -192,8 +189,9 @@ class CachedEmbedder:
         self._inner = as_embedder(inner)
         check_int("max_size", max_size, 0)
         self._max_size = max_size
-        #: 8 bytes a number (a tuple of floats costs 32): 3 KB a 384-d vector instead of 12 KB.
-        self._cache: OrderedDict[str, array[float]] = OrderedDict()
+        #: 8 bytes a number (a tuple of floats costs 32), the exact floats returned, in rows of
+        #: a few large blocks (one small array per text pinned several times its size).
+        self._cache = RowCache(np.float64, max_size)
         self._lock = threading.Lock()
         self._hits = 0
         self._misses = 0
@@ -250,7 +248,7 @@ class CachedEmbedder:
             ProviderError: The inner embedder failed or returned unusable vectors.
         """
         items = check_texts(texts)
-        found: dict[str, array[float]] = {}
+        found: dict[str, list[float] | None] = {}
         missing: list[str] = []
         with self._lock:
             for text in items:
@@ -258,11 +256,10 @@ class CachedEmbedder:
                     continue
                 vector = self._cache.get(text)
                 if vector is None:
-                    found[text] = _EMPTY
+                    found[text] = None  # on its way
                     missing.append(text)
                 else:
-                    self._cache.move_to_end(text)
-                    found[text] = vector
+                    found[text] = vector.tolist()
             self._misses += len(missing)
             self._hits += len(items) - len(missing)
         if missing:
@@ -271,11 +268,6 @@ class CachedEmbedder:
             fresh = check_vectors(raw, count=len(missing), dimension=self._inner.dimension, source=name)
             with self._lock:
                 for text, row in zip(missing, fresh, strict=True):
-                    stored = array("d", row)
-                    found[text] = stored
-                    if self._max_size:
-                        self._cache[text] = stored
-                        self._cache.move_to_end(text)
-                while len(self._cache) > self._max_size:
-                    self._cache.popitem(last=False)
-        return [list(found[text]) for text in items]
+                    found[text] = row
+                    self._cache.put(text, row)
+        return [list(found[text]) for text in items]  # type: ignore[arg-type]

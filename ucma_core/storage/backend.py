@@ -65,6 +65,7 @@ from ucma_core.storage.lock import FolderLock
 from ucma_core.storage.manifest import FEATURES, Manifest, new_key_secret
 from ucma_core.storage.opening import forget_client, heal_segments, set_aside_all
 from ucma_core.storage.pending import BufferedVectorStore, decode_vector
+from ucma_core.storage.vectorcache import cache_args
 from ucma_core.storage.vectors import FOLDER_KEY, CollectionProblem, VectorStore, Where
 from ucma_core.storage.verify import VerifyReport
 
@@ -481,11 +482,9 @@ class Backend:
                 max_batch=batch,
                 group=config.group_commit,
                 min_free=config.limits.min_free_bytes if config.chroma.host is None else 0,
-                cache_size=config.vector_cache_size,
+                **cache_args(config),
             )
-        return VectorStore(
-            config.chroma, self.folder, timeout=timeout, max_batch=batch, cache_size=config.vector_cache_size
-        )
+        return VectorStore(config.chroma, self.folder, timeout=timeout, max_batch=batch, **cache_args(config))
 
     def _own_collections(self) -> list[str]:
         """Collections stamped with this folder's id, oldest generation first."""

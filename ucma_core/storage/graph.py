@@ -141,12 +141,24 @@ class _Neighbours(MutableMapping[str, _Edge]):
 
 
 class _DiGraph(nx.DiGraph):  # type: ignore[misc]
-    """networkx's ``DiGraph`` with compact per-node parts: no attribute dict per node (the
-    fields live in :class:`NodeRecord`), a slotted neighbour map and edge data."""
+    """networkx's ``DiGraph`` with compact per-node parts: no attribute dict per node, a
+    slotted neighbour map and edge data. Its node map is the :class:`MemoryGraph`'s map of
+    records (one dict for both: the record is put there before the node is added)."""
 
     node_attr_dict_factory = staticmethod(lambda: _NO_ATTRS)
     adjlist_inner_dict_factory = _Neighbours
     edge_attr_dict_factory = _Edge
+
+    def __init__(self, records: dict[str, NodeRecord]) -> None:
+        super().__init__()
+        self._node = records
+
+    def add_node(self, node_for_adding: str, **attr: Any) -> None:
+        if attr:
+            raise TypeError("memory graph node fields live in MemoryGraph records, not networkx")
+        if node_for_adding not in self._succ:
+            self._succ[node_for_adding] = _Neighbours()
+            self._pred[node_for_adding] = _Neighbours()
 
 
 class EdgeType(str, Enum):
@@ -225,9 +237,10 @@ class MemoryGraph:
         snapshot_every: int = 5000,
         hooks: TransactionHooks | None = None,
     ) -> None:
-        self._g: nx.DiGraph = _DiGraph()
-        #: Each node's typed record (networkx holds the structure, these the fields).
+        #: Each node's typed record (networkx holds the structure, these the fields); also
+        #: networkx's node map (removing a node from ``_g`` removes its record).
         self._nodes: dict[str, NodeRecord] = {}
+        self._g: nx.DiGraph = _DiGraph(self._nodes)
         self._journal = journal
         self._snapshot_every = snapshot_every
         self._hooks = hooks
@@ -273,8 +286,8 @@ class MemoryGraph:
 
     def clear(self) -> None:
         """Forget every node and edge (before loading another snapshot)."""
-        self._g = _DiGraph()
         self._nodes = {}
+        self._g = _DiGraph(self._nodes)
         self._pagerank = None
 
     def snapshot_entries(self) -> Iterator[Entry]:
@@ -476,8 +489,7 @@ class MemoryGraph:
             self._nodes[node].ident = ident
         elif kind == "drop":
             if record[1] in g:
-                g.remove_node(record[1])
-                del self._nodes[record[1]]
+                g.remove_node(record[1])  # and its record
         elif kind == "node":
             _, node, attrs, edges = record
             self._add_node(node, attrs)
@@ -517,8 +529,7 @@ class MemoryGraph:
                 record.update(attrs)
         elif kind == "x":
             if op["id"] in self._g:
-                self._g.remove_node(op["id"])
-                del self._nodes[op["id"]]
+                self._g.remove_node(op["id"])  # and its record
                 self._pagerank = None
         elif kind == "e":
             u, v, t, w = op["u"], op["v"], op["t"], float(op["w"])

@@ -53,6 +53,7 @@ import numpy as np
 from ucma_core.config import ChromaConfig, GroupCommitConfig
 from ucma_core.errors import StorageError
 from ucma_core.storage.diskspace import check_free_space
+from ucma_core.storage.vectorcache import DEFAULT_MAX_BYTES
 from ucma_core.storage.vectors import Metadata, VectorHit, VectorStore, Where
 
 __all__ = ["BufferedVectorStore", "PendingVectors", "decode_vector", "encode_vector", "matches"]
@@ -364,6 +365,7 @@ class BufferedVectorStore(VectorStore):
         group: GroupCommitConfig | None = None,
         min_free: int = 0,
         cache_size: int = 0,
+        cache_bytes: int = DEFAULT_MAX_BYTES,
     ) -> None:
         group = group or GroupCommitConfig()
         #: Free bytes a Chroma write of waiting records needs first (``LimitsConfig.min_free_bytes``):
@@ -376,7 +378,14 @@ class BufferedVectorStore(VectorStore):
             interval=group.interval_seconds,
             limit=group.max_pending,
         )
-        super().__init__(config, folder, timeout=timeout, max_batch=max_batch, cache_size=cache_size)
+        super().__init__(
+            config,
+            folder,
+            timeout=timeout,
+            max_batch=max_batch,
+            cache_size=cache_size,
+            cache_bytes=cache_bytes,
+        )
         self._wait = timeout
 
     @property

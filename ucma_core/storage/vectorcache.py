@@ -12,23 +12,50 @@ The vectors are the exact float32 arrays Chroma returned (read-only), so a hit g
 the same numbers as a read. A read that overlapped a write (a background writer) is
 not kept: :meth:`VectorCache.token` taken before the read must still be current when
 its answer is put (a write forgets its ids before and after it runs). The least
-recently used entries go first once ``capacity`` vectors are held (0 turns the cache
-off).
+recently used entries go first once ``capacity`` vectors or ``max_bytes`` bytes of
+vector data are held (0 for either turns the cache off).
+
+The vectors live as rows of a few large float32 blocks (a
+:class:`~ucma_core.storage.rowcache.RowCache`), not as one small array each, so the
+cache costs the process what it holds. A hit is a copy of its row (read-only), so a
+row reused for another vector never changes an answer already handed out.
 """
 
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
 
-__all__ = ["VectorCache"]
+from ucma_core.storage.rowcache import RowCache
+
+if TYPE_CHECKING:
+    from ucma_core.config import MemoryConfig
+
+__all__ = ["DEFAULT_MAX_BYTES", "CacheArgs", "VectorCache", "cache_args"]
+
+#: The default bound on the cached vectors' data (``MemoryConfig.vector_cache_mib``).
+DEFAULT_MAX_BYTES = 4 * 2**20
+
+
+class CacheArgs(TypedDict):
+    """The cache bounds a :class:`~ucma_core.storage.vectors.VectorStore` takes."""
+
+    cache_size: int
+    cache_bytes: int
+
+
+def cache_args(config: MemoryConfig) -> CacheArgs:
+    """``config``'s vector cache bounds, as :class:`~ucma_core.storage.vectors.VectorStore`
+    keywords."""
+    return {"cache_size": config.vector_cache_size, "cache_bytes": int(config.vector_cache_mib * 2**20)}
 
 
 class VectorCache:
-    """Least-recently-used ``{id: float32 vector}`` of at most ``capacity`` entries.
+    """Least-recently-used ``{id: float32 vector}`` of at most ``capacity`` entries and
+    ``max_bytes`` bytes of vector data.
 
     Examples:
         >>> cache = VectorCache(2)
@@ -41,30 +68,44 @@ class VectorCache:
         ['b']
         >>> len(cache), cache.hits, cache.misses
         (1, 3, 2)
+        >>> small = VectorCache(100, max_bytes=8 * 4)  # room for two 4-float vectors
+        >>> small.put({k: np.ones(4, dtype=np.float32) for k in "xyz"}, small.token())
+        >>> sorted(small.get("xyz")), small.nbytes
+        (['y', 'z'], 32)
     """
 
-    def __init__(self, capacity: int) -> None:
+    def __init__(self, capacity: int, *, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
         self.capacity = max(0, int(capacity))
-        self._items: OrderedDict[str, np.ndarray] = OrderedDict()
+        self.max_bytes = max(0, int(max_bytes))
+        self._rows = RowCache(np.float32, self.capacity, self.max_bytes)
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
         self._writes = 0
 
     def __len__(self) -> int:
-        return len(self._items)
+        return len(self._rows)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of vector data held (the blocks allocated so far)."""
+        return self._rows.nbytes
+
+    def stats(self) -> dict[str, int]:
+        """Vectors held, bytes of vector data allocated, hits and misses so far."""
+        return {"vectors": len(self._rows), "bytes": self.nbytes, "hits": self.hits, "misses": self.misses}
 
     def get(self, ids: Iterable[str]) -> dict[str, np.ndarray]:
         """The cached vectors of those of ``ids`` held (each becomes the most recently used)."""
         found: dict[str, np.ndarray] = {}
         with self._lock:
-            items = self._items
             for memory_id in ids:
-                vector = items.get(memory_id)
-                if vector is None:
+                row = self._rows.get(memory_id)
+                if row is None:
                     self.misses += 1
                     continue
-                items.move_to_end(memory_id)
+                vector = row.copy()  # the row may hold another vector later
+                vector.setflags(write=False)  # the same contract as a shared copy
                 found[memory_id] = vector
             self.hits += len(found)
         return found
@@ -75,31 +116,25 @@ class VectorCache:
 
     def put(self, vectors: Mapping[str, np.ndarray], token: int) -> None:
         """Hold ``vectors`` (float32 arrays as read from the store), dropping the least
-        recently used beyond the capacity; nothing if a write happened since ``token``."""
-        if not self.capacity or not vectors:
+        recently used beyond the bounds; nothing if a write happened since ``token``."""
+        if not self.capacity or not self.max_bytes or not vectors:
             return
         with self._lock:
             if token != self._writes:
                 return
-            items = self._items
             for memory_id, vector in vectors.items():
-                if vector.base is not None:  # a row of a whole answer: keep only the row
-                    vector = vector.copy()
-                vector.setflags(write=False)  # shared with every later reader
-                items[memory_id] = vector
-                items.move_to_end(memory_id)
-            while len(items) > self.capacity:
-                items.popitem(last=False)
+                if vector.ndim == 1:
+                    self._rows.put(memory_id, vector)
 
     def forget(self, ids: Sequence[str] | Iterable[str]) -> None:
         """Drop ``ids`` (their stored vectors are being rewritten or deleted)."""
         with self._lock:
             self._writes += 1
             for memory_id in ids:
-                self._items.pop(memory_id, None)
+                self._rows.discard(memory_id)
 
     def clear(self) -> None:
         """Drop everything (another collection, or a store changed behind this process)."""
         with self._lock:
             self._writes += 1
-            self._items.clear()
+            self._rows.clear()

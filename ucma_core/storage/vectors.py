@@ -45,7 +45,8 @@ import numpy as np
 from ucma_core.config import ChromaConfig
 from ucma_core.errors import StorageError
 from ucma_core.storage.diskspace import storage_error
-from ucma_core.storage.vectorcache import VectorCache
+from ucma_core.storage.trim import Trimmer
+from ucma_core.storage.vectorcache import DEFAULT_MAX_BYTES, VectorCache
 from ucma_core.storage.wheresets import WhereSets, nearest_among
 
 __all__ = ["CollectionProblem", "VectorHit", "VectorStore", "chroma_settings", "open_chroma"]
@@ -122,6 +123,7 @@ class _Worker:
         self._ready = threading.Condition()
         self._stopped = False
         self._current: Future[Any] | None = None
+        self._trimmer = Trimmer()
         self._thread = threading.Thread(target=self._loop, name="ucma-chroma", daemon=True)
         self._thread.start()
 
@@ -144,6 +146,8 @@ class _Worker:
             else:
                 with contextlib.suppress(InvalidStateError):
                     future.set_result(result)
+            if not self._jobs:
+                self._trimmer.maybe_trim()  # between calls: nobody waits for it
 
     def submit(self, fn: Callable[[], T]) -> Future[T]:
         """Queue ``fn``; :meth:`wait` for its answer."""
@@ -195,10 +199,11 @@ class VectorStore:
         timeout: float = 120.0,
         max_batch: int = 5000,
         cache_size: int = 0,
+        cache_bytes: int = DEFAULT_MAX_BYTES,
     ) -> None:
         self._config = config
         #: Vectors read recently, by id (see :mod:`~ucma_core.storage.vectorcache`).
-        self.cache = VectorCache(cache_size)
+        self.cache = VectorCache(cache_size, max_bytes=cache_bytes)
         #: Ids of the ``where`` clauses searched again with no write in between.
         self.where_sets = WhereSets(self.cache)
         self._folder = folder

@@ -85,6 +85,7 @@ from ucma_core.storage.postgres.keywords import PgKeywordIndex
 from ucma_core.storage.postgres.repair import GEN_KEY, follow
 from ucma_core.storage.postgres.skipped import PgSkippedLog
 from ucma_core.storage.postgres.url import PostgresTarget
+from ucma_core.storage.vectorcache import cache_args
 from ucma_core.storage.vectors import CollectionProblem, VectorStore, Where
 from ucma_core.storage.verify import VerifyReport
 
@@ -606,7 +607,7 @@ class PgBackend(Backend):
             self.folder,
             timeout=config.limits.chroma_timeout_seconds,
             max_batch=config.limits.chroma_batch_size,
-            cache_size=config.vector_cache_size,
+            **cache_args(config),
         )
         self._opened.append(self.vectors)
         try:

@@ -34,7 +34,9 @@ class CountingEmbedder(HashingEmbedder):
         return super().embed(texts)
 
 
-@pytest.mark.parametrize(("cache", "ahead", "slow_first"), [(256, True, False), (256, True, True), (0, False, False)])
+@pytest.mark.parametrize(
+    ("cache", "ahead", "slow_first"), [(256, True, False), (256, True, True), (0, False, False)]
+)
 def test_a_batch_of_several_chunks_stores_each_item_once_with_its_own_vector(
     tmp_path: Path, cache: int, ahead: bool, slow_first: bool
 ) -> None:

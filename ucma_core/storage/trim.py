@@ -3,7 +3,8 @@
 Chroma's Rust code and the Python objects around each call allocate and free many
 megabytes on the thread that runs Chroma calls; glibc keeps what was freed in that
 thread's heap, so the process's resident memory grows far past what it holds (at 10k
-memories in ``benchmarks/throughput.py``: peak 210 MiB without, 198 MiB with). :meth:`Trimmer.maybe_trim` asks glibc to
+memories in ``benchmarks/throughput.py``: peak 210 MiB without, 198 MiB with).
+:meth:`Trimmer.maybe_trim` asks glibc to
 return whole free pages (``malloc_trim(0)``, which releases the GIL while it runs) at
 most once per ``interval`` seconds and at most 1% of the time; elsewhere (macOS, Windows,
 musl) it does nothing. The Chroma worker calls it between calls when none waits; a call

@@ -126,6 +126,19 @@ def test_a_listing_that_overlapped_a_write_is_not_kept_and_large_sets_are_not_ke
     assert not WhereSets(VectorCache(0)).enabled  # the cache turned off turns this off
 
 
+def test_a_clause_admitting_more_than_a_kept_set_is_left_to_chroma(store: VectorStore) -> None:
+    store.where_sets = WhereSets(store.cache, max_ids=3)
+    blue = {"team": "blue"}  # 30 of the 40 records
+    q = _query(4)
+    answers = [_hits(store.nearest(q, 5, blue)) for _ in range(3)]  # the second ask lists it
+    assert answers[0] == answers[1] == answers[2]
+    assert store.where_sets.get(blue, store.cache.token()) is None
+    assert not store.where_sets.wanted(blue, store.cache.token())  # known to be too large
+    for _ in range(2):  # a small clause is still kept beside it
+        store.nearest(q, 5, {"n": 4})
+    assert store.where_sets.get({"n": 4}, store.cache.token()) == ("m4",)
+
+
 def test_exact_nearest_matches_cosine_distance() -> None:
     rng = np.random.default_rng(3)
     vectors = {f"v{n}": rng.normal(size=6).astype(np.float32) for n in range(30)}

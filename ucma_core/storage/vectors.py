@@ -549,7 +549,11 @@ class VectorStore:
         if ids is None:
             if not sets.wanted(where, token):
                 return None
-            res = self._run("listing records", lambda col: col.get(where=where, include=["metadatas"]))
+            # at most one more than a set worth keeping: a larger set is only marked too large
+            limit = sets.max_ids + 1
+            res = self._run(
+                "listing records", lambda col: col.get(where=where, limit=limit, include=["metadatas"])
+            )
             sets.put(where, res["ids"], token, [m or {} for m in res["metadatas"]])
             ids = sets.get(where, token)
             if ids is None:

@@ -549,12 +549,19 @@ class VectorStore:
         if ids is None:
             if not sets.wanted(where, token):
                 return None
-            # at most one more than a set worth keeping: a larger set is only marked too large
+            # ids only, at most one more than a set worth keeping (a larger set is only marked
+            # too large); the members' metadata only for a set that is kept
             limit = sets.max_ids + 1
-            res = self._run(
-                "listing records", lambda col: col.get(where=where, limit=limit, include=["metadatas"])
-            )
-            sets.put(where, res["ids"], token, [m or {} for m in res["metadatas"]])
+            listed = self._run("listing records", lambda col: col.get(where=where, limit=limit, include=[]))
+            members: list[str] = listed["ids"]
+            rows: list[Metadata] | None = None
+            if members and len(members) <= sets.max_ids:
+                res = self._run("reading metadata", lambda col: col.get(ids=members, include=["metadatas"]))
+                stored = dict(zip(res["ids"], res["metadatas"], strict=True))
+                if set(stored) != set(members):
+                    return None  # deleted meanwhile: Chroma answers
+                rows = [stored[i] or {} for i in members]
+            sets.put(where, members, token, rows if members else [])
             ids = sets.get(where, token)
             if ids is None:
                 return None

@@ -10,7 +10,11 @@ the writer nor readers). The next commit after a complete checkpoint restarts th
 and the writer's ``journal_size_limit`` cuts the file back, so the log stays about as
 small as with automatic checkpoints. A thread that falls behind (a busy machine) does not
 let the log grow without bound: past twice ``max_bytes`` the writer checkpoints in
-:meth:`WalCheckpointer.wrote` itself, as SQLite's automatic checkpoint would.
+:meth:`WalCheckpointer.wrote` itself, as SQLite's automatic checkpoint would. That one
+waits for a checkpoint the thread is running (SQLite would answer it "busy"), because
+only a checkpoint that completes between two of the writer's transactions lets the next
+one start the log over: a thread that copies the log while the writer keeps appending
+never catches up on a busy machine.
 
 Examples:
     >>> import sqlite3, tempfile
@@ -62,6 +66,8 @@ class WalCheckpointer:
         #: The writer's own connection for a checkpoint the thread fell behind on.
         self._own: sqlite3.Connection | None = None
         self._own_lock = threading.Lock()
+        #: Held while either connection checkpoints (SQLite runs one checkpoint at a time).
+        self._running = threading.Lock()
         #: Checkpoints run so far (for tests and diagnostics).
         self.checkpoints = 0
 
@@ -93,7 +99,8 @@ class WalCheckpointer:
                     self._own = sqlite3.connect(
                         self._path, isolation_level=None, check_same_thread=False, timeout=1.0
                     )
-                self._own.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                with self._running:  # after the thread's checkpoint, if one is under way
+                    self._own.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
                 self.checkpoints += 1
 
     def _run(self) -> None:
@@ -109,7 +116,7 @@ class WalCheckpointer:
                     return
                 # a failed or busy checkpoint is retried at the next wake-up; it is never needed
                 # for correctness (the log holds every commit until copied)
-                with contextlib.suppress(sqlite3.Error):
+                with contextlib.suppress(sqlite3.Error), self._running:
                     db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
                     self.checkpoints += 1
         finally:

@@ -29,13 +29,8 @@ write in between can skip Chroma (:mod:`~ucma_core.storage.wheresets`).
 from __future__ import annotations
 
 import contextlib
-import re
-import shutil
-import sqlite3
-import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import Future, InvalidStateError
-from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -44,8 +39,9 @@ import numpy as np
 
 from ucma_core.config import ChromaConfig
 from ucma_core.errors import StorageError
+from ucma_core.storage.chromafiles import is_segment_dir, remove_unused_segments, scrub_deleted
+from ucma_core.storage.chromathread import CallAbandoned, CallTimeout, ChromaThread
 from ucma_core.storage.diskspace import storage_error
-from ucma_core.storage.trim import Trimmer
 from ucma_core.storage.vectorcache import DEFAULT_MAX_BYTES, VectorCache
 from ucma_core.storage.wheresets import WhereSets, nearest_among
 
@@ -57,7 +53,6 @@ T = TypeVar("T")
 
 #: Collection metadata key holding the id of the folder the collection belongs to.
 FOLDER_KEY = "ucma:folder"
-_SEGMENT_DIR = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
 
 @dataclass(frozen=True)
@@ -106,88 +101,6 @@ class CollectionProblem(StorageError):
     """The collection a folder names does not exist or belongs to another folder."""
 
 
-class _Timeout(Exception):
-    pass
-
-
-class _Abandoned(Exception):
-    """The call was given up by :meth:`VectorStore.abandon` (the reason is the message)."""
-
-
-class _Worker:
-    """One daemon thread that runs Chroma calls; the caller waits at most ``timeout`` seconds."""
-
-    def __init__(self, timeout: float) -> None:
-        self.timeout = timeout
-        self._jobs: list[tuple[Callable[[], Any], Future[Any]]] = []
-        self._ready = threading.Condition()
-        self._stopped = False
-        self._current: Future[Any] | None = None
-        self._trimmer = Trimmer()
-        self._thread = threading.Thread(target=self._loop, name="ucma-chroma", daemon=True)
-        self._thread.start()
-
-    def _loop(self) -> None:
-        while True:
-            with self._ready:
-                while not self._jobs and not self._stopped:
-                    self._ready.wait()
-                if self._stopped and not self._jobs:
-                    return
-                fn, future = self._jobs.pop(0)
-                self._current = future
-            if not future.set_running_or_notify_cancel():
-                continue
-            try:
-                result = fn()
-            except BaseException as e:  # handed to the caller, who decides
-                with contextlib.suppress(InvalidStateError):  # abandoned meanwhile
-                    future.set_exception(e)
-            else:
-                with contextlib.suppress(InvalidStateError):
-                    future.set_result(result)
-            if not self._jobs:
-                self._trimmer.maybe_trim()  # between calls: nobody waits for it
-
-    def submit(self, fn: Callable[[], T]) -> Future[T]:
-        """Queue ``fn``; :meth:`wait` for its answer."""
-        future: Future[T] = Future()
-        with self._ready:
-            if self._stopped:
-                raise StorageError("the Chroma worker is stopped")
-            self._jobs.append((fn, future))
-            self._ready.notify()
-        return future
-
-    def wait(self, future: Future[T]) -> T:
-        """The answer of a call :meth:`submit` queued, waiting at most :attr:`timeout`."""
-        try:
-            return future.result(timeout=self.timeout)
-        except FutureTimeout as e:
-            future.cancel()
-            raise _Timeout() from e
-
-    def call(self, fn: Callable[[], T]) -> T:
-        return self.wait(self.submit(fn))
-
-    def stop(self, *, wait: bool = False) -> None:
-        """Let the thread end once the calls queued are done; ``wait`` (at most :attr:`timeout`)
-        for that (not after a timeout: that thread is still in Chroma and is left behind)."""
-        with self._ready:
-            self._stopped = True
-            self._ready.notify()
-        if wait and threading.current_thread() is not self._thread:
-            self._thread.join(self.timeout)
-
-    def abandon(self, reason: str) -> None:
-        """Make the caller waiting on the running call return now, with ``reason``."""
-        with self._ready:
-            future = self._current
-        if future is not None:
-            with contextlib.suppress(InvalidStateError):
-                future.set_exception(_Abandoned(reason))
-
-
 class VectorStore:
     """One Chroma collection holding every memory's text, vector and filter metadata."""
 
@@ -208,7 +121,7 @@ class VectorStore:
         self.where_sets = WhereSets(self.cache)
         self._folder = folder
         self.embedded_path: Path | None = None if config.host else folder / "chroma"
-        self._worker = _Worker(timeout)
+        self._worker = ChromaThread(timeout)
         self._client: Any = None
         self._col: Any = None
         self.name: str | None = None
@@ -261,19 +174,19 @@ class VectorStore:
     def _finish(self, what: str, future: Future[T]) -> T:
         try:
             return self._worker.wait(future)
-        except _Timeout:
+        except CallTimeout:
             self._broken = True
             self._worker.stop()  # the stuck thread is abandoned; calls go to a new one
-            self._worker = _Worker(self._worker.timeout)
+            self._worker = ChromaThread(self._worker.timeout)
             raise StorageError(
                 f"Chroma did not finish {what} within {self._worker.timeout:g} s and was abandoned "
                 "(a full disk can make it wait forever); nothing more was stored by this call. "
                 "Check the disk and retry (MemoryConfig.limits.chroma_timeout_seconds sets the wait)"
             ) from None
-        except _Abandoned as e:
+        except CallAbandoned as e:
             self._broken = True
             self._worker.stop()  # the thread still in Chroma is left behind, as after a timeout
-            self._worker = _Worker(self._worker.timeout)
+            self._worker = ChromaThread(self._worker.timeout)
             raise StorageError(f"Chroma {what} was stopped: {e}") from None
         except (KeyboardInterrupt, SystemExit):
             raise
@@ -677,37 +590,11 @@ class VectorStore:
                 forget_client(self.embedded_path)
 
     def scrub(self, ids: Sequence[str]) -> None:
-        """Remove deleted records' text and vectors from the embedded Chroma files.
-
-        Chroma keeps submitted records in its write-ahead log table, deleted rows in free
-        SQLite pages, and the vector index of a deleted collection in its own directory.
-        This blanks the log payloads of ``ids``, deletes vector-index directories no
-        collection uses, merges the full-text index and vacuums the file. A no-op for a
-        Chroma server (its disk is not ours to scrub).
-        """
-        if self.embedded_path is None:
-            return
-        db = self.embedded_path / "chroma.sqlite3"
-        try:
-            con = sqlite3.connect(db, isolation_level=None, timeout=30)
-            try:
-                for start in range(0, len(ids), 500):
-                    chunk = list(ids[start : start + 500])
-                    marks = ",".join("?" * len(chunk))
-                    con.execute(
-                        f"UPDATE embeddings_queue SET metadata = NULL, vector = NULL WHERE id IN ({marks})",
-                        chunk,
-                    )
-                con.execute(
-                    "INSERT INTO embedding_fulltext_search(embedding_fulltext_search) VALUES('optimize')"
-                )
-                con.execute("VACUUM")
-                used = {row[0] for row in con.execute("SELECT id FROM segments")}
-            finally:
-                con.close()
-        except sqlite3.Error as e:
-            raise storage_error(e, f"scrubbing deleted text from {db}") from e
-        self._remove_unused_segments(used)
+        """Remove deleted records' text and vectors from the embedded Chroma files (see
+        :func:`~ucma_core.storage.chromafiles.scrub_deleted`). A no-op for a Chroma server
+        (its disk is not ours to scrub)."""
+        if self.embedded_path is not None:
+            scrub_deleted(self.embedded_path, ids)
 
     def sanitize_index(self) -> list[str]:
         """Close the client, zero the bytes of the vector-index files that Chroma wrote from
@@ -726,7 +613,7 @@ class VectorStore:
             unknown = [
                 entry.name
                 for entry in self.embedded_path.iterdir()
-                if entry.is_dir() and _SEGMENT_DIR.match(entry.name) and not sanitize(entry)
+                if is_segment_dir(entry) and not sanitize(entry)
             ]
         except OSError as e:
             raise storage_error(
@@ -772,24 +659,8 @@ class VectorStore:
     def remove_unused_segments(self) -> None:
         """Delete vector-index directories no collection uses (Chroma leaves those of a
         deleted collection behind, vectors and all)."""
-        if self.embedded_path is None:
-            return
-        db = self.embedded_path / "chroma.sqlite3"
-        try:
-            con = sqlite3.connect(db, timeout=30)
-            try:
-                used = {row[0] for row in con.execute("SELECT id FROM segments")}
-            finally:
-                con.close()
-        except sqlite3.Error as e:
-            raise storage_error(e, f"reading {db}") from e
-        self._remove_unused_segments(used)
-
-    def _remove_unused_segments(self, used: set[str]) -> None:
-        assert self.embedded_path is not None
-        for entry in self.embedded_path.iterdir():
-            if entry.is_dir() and _SEGMENT_DIR.match(entry.name) and entry.name not in used:
-                shutil.rmtree(entry, ignore_errors=True)
+        if self.embedded_path is not None:
+            remove_unused_segments(self.embedded_path)
 
 
 def _array(vector: Any) -> np.ndarray | None:

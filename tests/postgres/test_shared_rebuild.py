@@ -258,7 +258,7 @@ def test_a_rekey_catches_up_rows_updated_in_place_after_the_copy_read_them(serve
                     "FROM records WHERE id = ANY(%s)",
                     (first,),
                 ).fetchall()
-                rows = [KeywordRow(*r[:7], stored=json.loads(r[7])) for r in found]
+                rows = [KeywordRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], json.loads(r[7])) for r in found]
                 index.add(
                     [dataclasses.replace(r, content=r.content.replace("parcel", "crate")) for r in rows]
                 )

@@ -43,7 +43,7 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from ucma_core.errors import StorageError
-from ucma_core.progress import ProgressCallback
+from ucma_core.progress import ProgressCallback, notify
 from ucma_core.storage import codec, markers
 from ucma_core.storage.manifest import Manifest, new_key_secret
 from ucma_core.storage.postgres.journal import db_errors
@@ -141,7 +141,9 @@ def rebuild(
                 backend.vectors.drop(new)
             raise
         target.close()
+        notify(progress, 0, 1, "dropping the old collection")
         backend.vectors.drop(old)
+        notify(progress, 1, 1, "dropping the old collection")
     return RebuildResult(len(copy.copied), copy.embedded, caught, new, old)
 
 

@@ -271,3 +271,59 @@ def test_a_rekey_catches_up_rows_updated_in_place_after_the_copy_read_them(serve
         assert len(documents) == 270
         for memory_id in first:
             assert documents[memory_id] == rewritten[memory_id]
+
+
+_SWITCH_THEN_WAIT = """
+import sys, threading
+from ucma_core import ChromaConfig, Memory, MemoryConfig
+from ucma_core.embedders import HashingEmbedder
+
+config = MemoryConfig(chroma=ChromaConfig(host="127.0.0.1", port=int(sys.argv[2])))
+mem = Memory(sys.argv[1], embedder=HashingEmbedder(), config=config)
+def wait_after_switch(done, total, label):
+    if label == "dropping the old collection" and done == 0:
+        print("switched", flush=True)
+        threading.Event().wait()
+mem.rekey(progress=wait_after_switch)
+"""
+
+
+def test_a_worker_killed_between_the_switch_and_the_drop(servers: Servers) -> None:
+    """Killed -9 after the switch committed, before the old collection was dropped: every
+    worker serves the new collection under the new keys, and the next worker to open drops
+    the old one (no rebuild runs then)."""
+    url = servers.url()
+    others = set(_collections(servers))
+    with Memory(url, embedder=HashingEmbedder(), config=servers.config()) as mem:
+        ids = [
+            mem.observe(f"Ana labelled jar {n} of plum jam", user_id="ana", tags=["pantry"], keep=True)
+            for n in range(30)
+        ]
+        mem.flush()
+        ((old_name, _),) = _ours(servers, others).items()
+        proc = subprocess.Popen(
+            [sys.executable, "-c", _SWITCH_THEN_WAIT, url, str(servers.chroma_port)],
+            stdout=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
+        try:
+            assert proc.stdout is not None
+            assert proc.stdout.readline().strip() == "switched"  # it waits there: no race with the kill
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        both = _ours(servers, others)
+        assert old_name in both and len(both) == 2  # killed before the drop
+        # the open worker follows the switch: the new keys find every record
+        assert {m.id for m in mem.list_memories(user_id="ana", tags=["pantry"], limit=1000)} == set(ids)
+        assert mem.verify().ok
+    with Memory(url, embedder=HashingEmbedder(), config=servers.config()) as reopened:
+        assert {m.id for m in reopened.list_memories(user_id="ana", tags=["pantry"], limit=1000)} == set(ids)
+        hits = reopened.remember("plum jam jar 7", user_id="ana", k=3, tags=["pantry"])
+        assert ids[7] in {h.id for h in hits}
+        assert reopened.verify().ok
+        after = _ours(servers, others)
+        assert old_name not in after and len(after) == 1  # dropped by the open

@@ -51,7 +51,7 @@ KEEP_AT_MOST = 20_000
 #: Marks the background thread writes per hold of the memory's lock (a caller waits at most one).
 _CHUNK = 256
 #: Seconds the exit waits for the memory's lock (held by a thread still running) before it gives up.
-_EXIT_WAIT = 10.0
+_EXIT_WAIT = 5.0
 
 logger = logging.getLogger(__name__)
 

@@ -115,3 +115,54 @@ def test_a_rewritten_text_is_read_anew_by_retrieval(tmp_path: Path) -> None:
         again = {r.id: r for r in mem.remember("thanks a lot for the parcel", user_id="u", k=2)}
         assert "content_free" not in again[keyed].signals
         assert again[keyed].content == "Thanks a lot, the parcel went to locker twelve by the stairs"
+
+
+def test_a_script_that_never_closes_keeps_its_last_marks(tmp_path: Path) -> None:
+    # The child makes the background write wait an hour, so only the exit can write its marks.
+    folder = tmp_path / "m"
+    (kettle, seen) = run_child(
+        """
+from ucma_core.stores.accessmarks import AccessMarks
+AccessMarks.__init__.__kwdefaults__["delay"] = 3600.0
+mem = Memory(sys.argv[1], embedder=HashingEmbedder(), config=MemoryConfig(importance_threshold=0.0))
+emit(mem.observe("the blue kettle is on the top shelf of the pantry", user_id="u"))
+emit([mem.remember("where is the blue kettle?", user_id="u", k=1)[0].id for _ in range(2)])
+# no flush, no close: the interpreter simply exits
+""",
+        folder,
+    )
+    assert seen == [kettle] * 2
+    with _open(folder) as again:
+        assert _count(again, kettle) == 2
+
+
+def test_the_exit_settle_leaves_closed_and_collected_memories_alone(tmp_path: Path) -> None:
+    # A memory closed, and one dropped without close whose folder is then deleted: the
+    # exit neither writes, nor hangs, nor fails; a collected memory is not kept alive.
+    (alive,) = run_child(
+        """
+import gc, shutil, weakref
+from ucma_core.stores.accessmarks import AccessMarks
+AccessMarks.__init__.__kwdefaults__["delay"] = 3600.0
+config = MemoryConfig(importance_threshold=0.0)
+closed = Memory(Path(sys.argv[1]) / "closed", embedder=HashingEmbedder(), config=config)
+closed.observe("the red umbrella hangs behind the kitchen door", user_id="u")
+closed.remember("red umbrella", user_id="u", k=1)
+closed.close()
+dropped = Memory(Path(sys.argv[1]) / "dropped", embedder=HashingEmbedder(), config=config)
+dropped.observe("the spare key is under the flower pot", user_id="u")
+dropped.remember("spare key", user_id="u", k=1)
+ref = weakref.ref(dropped)
+del dropped
+gc.collect()
+emit(ref() is not None)
+gone = Memory(Path(sys.argv[1]) / "gone", embedder=HashingEmbedder(), config=config)
+gone.observe("the blue kettle is on the top shelf", user_id="u")
+gone.remember("blue kettle", user_id="u", k=1)
+shutil.rmtree(Path(sys.argv[1]) / "gone")
+""",
+        tmp_path,
+    )
+    assert alive is False
+    with _open(tmp_path / "closed") as again:
+        assert [r.access_count for r in again.list_memories(user_id="u")] == [1]

@@ -170,3 +170,32 @@ def test_group_commit_can_be_turned_off_and_is_checked(tmp_path: Path) -> None:
         GroupCommitConfig(batch_size=0)
     with pytest.raises(ConfigurationError, match="interval_seconds"):
         GroupCommitConfig(interval_seconds=0.0)
+
+
+def test_a_score_is_the_same_whether_its_record_waits_or_is_in_chroma(tmp_path: Path) -> None:
+    # The buffer measures distances as narrow searches do (wheresets.nearest_among: float32
+    # unit vectors, 1 - dot, as Chroma's cosine space does), so a record's dense score (rounded
+    # to 6 places) does not move when flush() writes it. The old float64 arithmetic moved
+    # one of these 18 scores by 1e-6.
+    texts = [
+        "the blue kettle is on the top shelf of the pantry next to the tea tins",
+        "a kettle",
+        "the red umbrella hangs behind the kitchen door",
+        "spare key under the flower pot by the gate, the blue one",
+        "the pantry shelf holds jars of plum jam and a blue kettle lid",
+        "we moved the kettle",
+    ]
+    queries = ["where is the blue kettle?", "kettle", "what hangs behind the door in the kitchen"]
+    with _open(tmp_path / "m") as mem:
+        for text in texts:
+            mem.observe(text, user_id="u")
+
+        def dense() -> list[dict[str, float]]:
+            hits = [mem.remember(q, user_id="u", k=len(texts), reinforce=False) for q in queries]
+            return [{r.id: r.signals["dense"] for r in found} for found in hits]
+
+        waiting = dense()  # SLOW: nothing has reached Chroma yet
+        mem.flush()
+        stored = dense()
+        assert [sorted(s) for s in stored] == [sorted(w) for w in waiting]
+        assert stored == waiting  # identical, not approximately equal

@@ -47,7 +47,8 @@ SMALL_BATCHES = MemoryConfig(limits=LimitsConfig(chroma_batch_size=7))  # the co
 
 # Observes 20 memories, re-keys, observes 5 more, and ends without close(). With "kill" as
 # its second argument, it stops in the middle of the copy (after its first batch), tells
-# the test so through a file, and waits there to be killed -9.
+# the test so through a file, and waits there to be killed -9; with "switched", it does so
+# after the switch to the new collection, before the old one is dropped.
 SCRIPT = """
 import sys, threading
 from pathlib import Path
@@ -63,6 +64,9 @@ for n in range(20):
 def stop_midway(done, total, label):
     if how == "kill" and 0 < done < total:
         (folder.parent / "midway").write_text(f"{done}/{total}")
+        threading.Event().wait()
+    if how == "switched" and label == "dropping the old collection" and done == 0:
+        (folder.parent / "midway").write_text(label)
         threading.Event().wait()
 
 assert mem.rekey(progress=stop_midway) == 20
@@ -135,3 +139,43 @@ def test_a_script_killed_in_the_middle_of_a_rekey_leaves_the_old_keys_and_every_
     assert script.returncode == -signal.SIGKILL
     assert _secret(folder) == before  # the switch is the commit, and it never came
     _works_with_its_keys(folder, 20)
+
+
+def _collections(folder: Path) -> set[str]:
+    """The collections in the folder's Chroma (read in another process: Chroma keeps one
+    client per path and per process, with the settings of the first)."""
+    code = (
+        "import chromadb, json, sys; "
+        "print(json.dumps([c.name for c in chromadb.PersistentClient(sys.argv[1]).list_collections()]))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(folder / "chroma")], capture_output=True, text=True, check=True
+    )
+    return set(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+@pytestmark_posix
+def test_a_script_killed_between_the_switch_and_the_drop_keeps_the_new_keys_and_drops_the_old(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "memory"
+    Memory(folder, embedder=HashingEmbedder()).close()
+    before = _secret(folder)
+    old = json.loads((folder / "ucma.json").read_text())["collection"]
+    script = _script(folder, "switched")
+    try:
+        midway = tmp_path / "midway"
+        while not midway.exists():  # the script waits there: no race with the kill
+            assert script.poll() is None, "the script ended before the switch: " + repr(script.stderr)
+            time.sleep(0.05)
+        os.kill(script.pid, signal.SIGKILL)
+    finally:
+        script.kill()
+        script.communicate()
+    assert script.returncode == -signal.SIGKILL
+    assert _secret(folder) != before  # the switch is the commit, and it came
+    new = json.loads((folder / "ucma.json").read_text())["collection"]
+    assert new != old and _collections(folder) == {old, new}  # killed before the drop
+    _works_with_its_keys(folder, 20)
+    assert old not in _collections(folder)  # dropped by the next open
+    assert len(_collections(folder)) == 1

@@ -5,6 +5,8 @@ returns a wrong result), and every worker follows the switch to the new collecti
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
 import signal
 import subprocess
@@ -19,8 +21,10 @@ import pytest
 from tests.postgres.conftest import HOST, Servers
 from ucma_core import Memory
 from ucma_core.embedders import HashingEmbedder
+from ucma_core.storage.keywords import KeywordRow
 from ucma_core.storage.postgres import PostgresTarget
 from ucma_core.storage.postgres.connection import lock_key
+from ucma_core.storage.postgres.keywords import PgKeywordIndex
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
@@ -226,3 +230,100 @@ def test_a_rekey_catches_up_records_replaced_after_the_copy_read_them(servers: S
         hits = serving.remember("red crates shelf", user_id="ana", k=3)
         assert hits and hits[0].id in replaced and hits[0].content.endswith("now holds red crates")
         assert serving.verify().ok and rekeying.verify().ok
+
+
+def test_a_rekey_catches_up_rows_updated_in_place_after_the_copy_read_them(servers: Servers) -> None:
+    """A ``records`` row written again in place (an insert of an id that exists takes
+    ``ON CONFLICT … DO UPDATE``, the index's own write; no delete, so no new row) after the
+    copy wrote it: the update trigger moves its change number on, and the catch-up writes
+    the new text and fields into the new collection."""
+    url = servers.url()
+    others = set(_collections(servers))
+    target = PostgresTarget.parse(url)
+    with (
+        Memory(url, embedder=HashingEmbedder(), config=servers.config()) as mem,
+        psycopg.connect(target.conninfo, autocommit=True) as conn,
+    ):
+        ids = [mem.observe(f"Ana sorted parcel {n} in the depot", user_id="ana") for n in range(270)]
+        mem.flush()
+        conn.execute(f'SET search_path TO "{target.schema}"')
+        index = PgKeywordIndex(conn)
+        first = sorted(i for i in ids if i is not None)[:3]  # in the copy's first page (256 ids)
+        rewritten: dict[str, str] = {}
+
+        def rewrite(done: int, total: int, label: str) -> None:
+            if done == 256 and not rewritten:  # the first page is in the new collection
+                found = conn.execute(
+                    "SELECT id, content, user_id, agent_id, session_id, memory_type, ts, stored "
+                    "FROM records WHERE id = ANY(%s)",
+                    (first,),
+                ).fetchall()
+                rows = [KeywordRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], json.loads(r[7])) for r in found]
+                index.add(
+                    [dataclasses.replace(r, content=r.content.replace("parcel", "crate")) for r in rows]
+                )
+                rewritten.update((r.id, r.content.replace("parcel", "crate")) for r in rows)
+
+        assert mem.rekey(progress=rewrite) == 270
+        assert sorted(rewritten) == first
+        ((_, rows),) = _ours(servers, others).items()
+        documents = dict(zip(rows["ids"], rows["documents"], strict=True))
+        assert len(documents) == 270
+        for memory_id in first:
+            assert documents[memory_id] == rewritten[memory_id]
+
+
+_SWITCH_THEN_WAIT = """
+import sys, threading
+from ucma_core import ChromaConfig, Memory, MemoryConfig
+from ucma_core.embedders import HashingEmbedder
+
+config = MemoryConfig(chroma=ChromaConfig(host="127.0.0.1", port=int(sys.argv[2])))
+mem = Memory(sys.argv[1], embedder=HashingEmbedder(), config=config)
+def wait_after_switch(done, total, label):
+    if label == "dropping the old collection" and done == 0:
+        print("switched", flush=True)
+        threading.Event().wait()
+mem.rekey(progress=wait_after_switch)
+"""
+
+
+def test_a_worker_killed_between_the_switch_and_the_drop(servers: Servers) -> None:
+    """Killed -9 after the switch committed, before the old collection was dropped: every
+    worker serves the new collection under the new keys, and the next worker to open drops
+    the old one (no rebuild runs then)."""
+    url = servers.url()
+    others = set(_collections(servers))
+    with Memory(url, embedder=HashingEmbedder(), config=servers.config()) as mem:
+        ids = [
+            mem.observe(f"Ana labelled jar {n} of plum jam", user_id="ana", tags=["pantry"], keep=True)
+            for n in range(30)
+        ]
+        mem.flush()
+        ((old_name, _),) = _ours(servers, others).items()
+        proc = subprocess.Popen(
+            [sys.executable, "-c", _SWITCH_THEN_WAIT, url, str(servers.chroma_port)],
+            stdout=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
+        try:
+            assert proc.stdout is not None
+            assert proc.stdout.readline().strip() == "switched"  # it waits there: no race with the kill
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        both = _ours(servers, others)
+        assert old_name in both and len(both) == 2  # killed before the drop
+        # the open worker follows the switch: the new keys find every record
+        assert {m.id for m in mem.list_memories(user_id="ana", tags=["pantry"], limit=1000)} == set(ids)
+        assert mem.verify().ok
+    with Memory(url, embedder=HashingEmbedder(), config=servers.config()) as reopened:
+        assert {m.id for m in reopened.list_memories(user_id="ana", tags=["pantry"], limit=1000)} == set(ids)
+        hits = reopened.remember("plum jam jar 7", user_id="ana", k=3, tags=["pantry"])
+        assert ids[7] in {h.id for h in hits}
+        assert reopened.verify().ok
+        after = _ours(servers, others)
+        assert old_name not in after and len(after) == 1  # dropped by the open

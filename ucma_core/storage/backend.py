@@ -53,7 +53,7 @@ from ucma_core.errors import (
     RepairNeededError,
     StorageError,
 )
-from ucma_core.progress import ProgressCallback
+from ucma_core.progress import ProgressCallback, notify
 from ucma_core.records import MemoryRecord
 from ucma_core.storage import codec, markers
 from ucma_core.storage.diskspace import check_free_space, storage_error
@@ -741,7 +741,9 @@ class Backend:
         )
         self.manifest.save(self.folder)  # the commit
         self._journal.header = {"manifest": self.manifest.to_dict()}
+        notify(progress, 0, 1, "dropping the old collection")
         self._finish_rekey()
+        notify(progress, 1, 1, "dropping the old collection")
 
     def _finish_rekey(self) -> None:
         """After the manifest's key secret changed (a re-key, or a keyword index rebuilt

@@ -55,6 +55,7 @@ from ucma_core.errors import StorageError
 from ucma_core.storage.diskspace import check_free_space
 from ucma_core.storage.vectorcache import DEFAULT_MAX_BYTES
 from ucma_core.storage.vectors import Metadata, VectorHit, VectorStore, Where
+from ucma_core.storage.wheresets import nearest_among
 
 __all__ = ["BufferedVectorStore", "PendingVectors", "decode_vector", "encode_vector", "matches"]
 
@@ -272,17 +273,11 @@ class PendingVectors:
         self, vector: Sequence[float], n: int, where: Where | None
     ) -> list[tuple[str, float, np.ndarray]]:
         """``(id, cosine distance, vector)`` of the nearest ``n`` waiting records that pass
-        ``where`` (exact: the buffer is small)."""
-        found = [(i, row) for i, row in self.items() if matches(where, row.metadata)]
-        if not found or n <= 0:
-            return []
-        matrix = np.stack([row.vector for _, row in found])
-        query = np.asarray(vector, dtype=np.float32)
-        norms = np.linalg.norm(matrix, axis=1) * float(np.linalg.norm(query))
-        similarity = (matrix @ query) / np.where(norms > 0, norms, 1.0)
-        distance = 1.0 - similarity
-        order = np.argsort(distance, kind="stable")[:n]
-        return [(found[k][0], float(distance[k]), found[k][1].vector) for k in order]
+        ``where`` (exact: the buffer is small), measured as Chroma measures them
+        (:func:`~ucma_core.storage.wheresets.nearest_among`): a record's distance is the
+        same, to the last bit, before and after its Chroma write."""
+        found = {i: row.vector for i, row in self.items() if matches(where, row.metadata)}
+        return nearest_among(vector, found, n)
 
     # ------------------------------------------------------------------ the writer
     def _next_batch(self) -> tuple[list[str], list[Row]] | None:

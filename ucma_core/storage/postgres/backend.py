@@ -82,7 +82,7 @@ from ucma_core.storage.postgres.connection import connect, create_schema, lock_k
 from ucma_core.storage.postgres.heldrows import HeldRows
 from ucma_core.storage.postgres.journal import PgJournal, db_errors
 from ucma_core.storage.postgres.keywords import PgKeywordIndex
-from ucma_core.storage.postgres.repair import GEN_KEY, follow
+from ucma_core.storage.postgres.repair import DROP_KEY, GEN_KEY, drop_left_behind, follow
 from ucma_core.storage.postgres.skipped import PgSkippedLog
 from ucma_core.storage.postgres.url import PostgresTarget
 from ucma_core.storage.vectorcache import cache_args
@@ -618,6 +618,8 @@ class PgBackend(Backend):
                 f"{self.target.display} keeps its vectors in collection {manifest.collection!r}: open it "
                 "with the Chroma server it was created with"
             ) from e
+        if self.keywords.get_meta(DROP_KEY):  # a worker was killed before a rebuild's last step
+            drop_left_behind(self)
         try:  # what a killed worker committed and never flushed
             self.flush_pending()
         except StorageError as e:

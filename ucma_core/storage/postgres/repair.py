@@ -22,7 +22,9 @@ it and switches every worker to it:
    committed) deleted; the graph's markers are written.
    Then one SQL transaction switches the manifest (collection, and the key secret with
    the fields of every row when re-keying) and bumps ``meta.manifest_gen``.
-4. The old collection is dropped. Every other worker reads ``manifest_gen`` in the
+4. The old collection is dropped (``meta.dropping`` names it from the switch until then:
+   a worker killed before the drop leaves it to the next worker that opens the memory
+   while no rebuild runs, :func:`drop_left_behind`). Every other worker reads ``manifest_gen`` in the
    round trip that takes its write lock (:meth:`PgBackend.lock
    <ucma_core.storage.postgres.backend.PgBackend.lock>`) and follows the switch
    (:func:`follow`) before it reads or writes; its background flush adds pending
@@ -31,7 +33,7 @@ it and switches every worker to it:
 
 A worker killed anywhere leaves the memory as it was before the switch (the partial
 copy is dropped by the next rebuild) or as it is after it (the old collection is
-dropped by the next rebuild): the switch is one transaction.
+dropped by the next worker to open it): the switch is one transaction.
 """
 
 from __future__ import annotations
@@ -43,19 +45,22 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from ucma_core.errors import StorageError
-from ucma_core.progress import ProgressCallback
+from ucma_core.progress import ProgressCallback, notify
 from ucma_core.storage import codec, markers
 from ucma_core.storage.manifest import Manifest, new_key_secret
+from ucma_core.storage.postgres.connection import lock_key
 from ucma_core.storage.postgres.journal import db_errors
 from ucma_core.storage.vectors import FOLDER_KEY, VectorStore
 
 if TYPE_CHECKING:
     from ucma_core.storage.postgres.backend import PgBackend
 
-__all__ = ["GEN_KEY", "RebuildResult", "follow", "rebuild"]
+__all__ = ["DROP_KEY", "GEN_KEY", "RebuildResult", "drop_left_behind", "follow", "rebuild"]
 
 #: The ``meta`` key counting manifest changes (absent: generation 0).
 GEN_KEY = "manifest_gen"
+#: The ``meta`` key naming the old collection from the switch until its drop (empty: none).
+DROP_KEY = "dropping"
 _PAGE = 256
 
 Embed = Callable[[list[str]], list[list[float]]]
@@ -141,7 +146,10 @@ def rebuild(
                 backend.vectors.drop(new)
             raise
         target.close()
+        notify(progress, 0, 1, "dropping the old collection")
         backend.vectors.drop(old)
+        backend.keywords.set_meta(DROP_KEY, "")
+        notify(progress, 1, 1, "dropping the old collection")
     return RebuildResult(len(copy.copied), copy.embedded, caught, new, old)
 
 
@@ -233,7 +241,11 @@ def _switch(
     row's fields re-keyed) and the generation moves on; then this worker follows."""
     manifest = dataclasses.replace(backend.manifest, collection=new, key_secret=secret)
     gen = backend.gen + 1
-    meta = {"manifest": json.dumps(manifest.to_dict()), GEN_KEY: str(gen)}
+    meta = {
+        "manifest": json.dumps(manifest.to_dict()),
+        GEN_KEY: str(gen),
+        DROP_KEY: backend.manifest.collection,
+    }
     if keys is not None:
         backend.keywords.rewrite_stored(lambda i, text, stored: codec.rekey(i, text, stored, keys), meta)
     else:
@@ -244,6 +256,36 @@ def _switch(
     backend.vectors.use(new, create=False, folder_id=manifest.folder_id)
     backend.vectors.cache.clear()
     backend.gen = gen
+
+
+def drop_left_behind(backend: PgBackend) -> str | None:
+    """Drop the old collection a worker killed between a rebuild's switch and its drop left
+    (``meta.dropping``), unless a rebuild runs now (its job lock is taken: that rebuild
+    drops its own); returns the name dropped. Called by a worker that opens the memory."""
+    key = lock_key(backend.target, "job:rebuild")
+    with backend.pooled() as conn:
+        with db_errors("trying the rebuild lock"):
+            free = bool(conn.execute("SELECT pg_try_advisory_lock(hashtext(%s))", (key,)).fetchone()[0])
+        if not free:
+            return None
+        try:
+            with db_errors("reading the collection to drop"):  # again: a rebuild may have run since
+                row = conn.execute(
+                    "SELECT d.value, m.value FROM meta d, meta m WHERE d.key = %s AND m.key = 'manifest'",
+                    (DROP_KEY,),
+                ).fetchone()
+            if row is None or not row[0]:
+                return None
+            old, manifest = str(row[0]), Manifest.from_dict(json.loads(row[1]), backend.folder)
+            ours = backend.vectors.collections().get(old, {}).get(FOLDER_KEY) == manifest.folder_id
+            if ours and old not in (manifest.collection, backend.vectors.name):
+                backend.vectors.drop(old)
+            with db_errors("noting the dropped collection"):
+                conn.execute("UPDATE meta SET value = '' WHERE key = %s AND value = %s", (DROP_KEY, old))
+            return old
+        finally:
+            with db_errors("releasing the rebuild lock"):
+                conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (key,))
 
 
 def reindex(backend: PgBackend) -> None:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 import shutil
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ucma_core.storage.diskspace import storage_error
@@ -47,40 +47,43 @@ def scrub_deleted(folder: Path, ids: Sequence[str]) -> None:
     """Blank the write-ahead log payloads of ``ids`` in the Chroma folder ``folder``, merge
     its full-text index, vacuum the file, and delete segment directories no collection
     uses. Raises :class:`~ucma_core.errors.StorageError` when SQLite fails."""
-    db = folder / "chroma.sqlite3"
-    try:
-        con = sqlite3.connect(db, isolation_level=None, timeout=30)
-        try:
-            for start in range(0, len(ids), _CHUNK):
-                chunk = list(ids[start : start + _CHUNK])
-                marks = ",".join("?" * len(chunk))
-                con.execute(
-                    f"UPDATE embeddings_queue SET metadata = NULL, vector = NULL WHERE id IN ({marks})",
-                    chunk,
-                )
-            con.execute("INSERT INTO embedding_fulltext_search(embedding_fulltext_search) VALUES('optimize')")
-            con.execute("VACUUM")
-            used = {row[0] for row in con.execute("SELECT id FROM segments")}
-        finally:
-            con.close()
-    except sqlite3.Error as e:
-        raise storage_error(e, f"scrubbing deleted text from {db}") from e
-    _remove(folder, used)
+
+    def scrub(con: sqlite3.Connection) -> None:
+        for start in range(0, len(ids), _CHUNK):
+            chunk = list(ids[start : start + _CHUNK])
+            marks = ",".join("?" * len(chunk))
+            con.execute(
+                f"UPDATE embeddings_queue SET metadata = NULL, vector = NULL WHERE id IN ({marks})",
+                chunk,
+            )
+        con.execute("INSERT INTO embedding_fulltext_search(embedding_fulltext_search) VALUES('optimize')")
+        con.execute("VACUUM")
+
+    _remove(folder, _segments_in_use(folder, "scrubbing deleted text from", scrub))
 
 
 def remove_unused_segments(folder: Path) -> None:
     """Delete the segment directories in ``folder`` that no collection of its Chroma
     database uses."""
+    _remove(folder, _segments_in_use(folder, "reading", None))
+
+
+def _segments_in_use(
+    folder: Path, doing: str, first: Callable[[sqlite3.Connection], None] | None
+) -> set[str]:
+    """The segment ids ``folder``'s Chroma database uses, read after ``first`` ran on the
+    same connection (``doing`` names the work in a :class:`StorageError`)."""
     db = folder / "chroma.sqlite3"
     try:
-        con = sqlite3.connect(db, timeout=30)
+        con = sqlite3.connect(db, isolation_level=None, timeout=30)
         try:
-            used = {row[0] for row in con.execute("SELECT id FROM segments")}
+            if first is not None:
+                first(con)
+            return {row[0] for row in con.execute("SELECT id FROM segments")}
         finally:
             con.close()
     except sqlite3.Error as e:
-        raise storage_error(e, f"reading {db}") from e
-    _remove(folder, used)
+        raise storage_error(e, f"{doing} {db}") from e
 
 
 def _remove(folder: Path, used: set[str]) -> None:

@@ -115,3 +115,24 @@ def test_a_rewritten_text_is_read_anew_by_retrieval(tmp_path: Path) -> None:
         again = {r.id: r for r in mem.remember("thanks a lot for the parcel", user_id="u", k=2)}
         assert "content_free" not in again[keyed].signals
         assert again[keyed].content == "Thanks a lot, the parcel went to locker twelve by the stairs"
+
+
+def test_mark_writes_leave_the_graph_snapshot_to_the_next_write(tmp_path: Path) -> None:
+    """A snapshot costs O(graph) under the memory's lock: a write of access marks (in the
+    background, while a ``remember`` may wait for that lock) lets the journal grow to four
+    times its usual length before it writes one; the next ordinary write folds it as usual."""
+    folder = tmp_path / "m"
+    config = MemoryConfig(importance_threshold=0.0, snapshot_every=1)
+    with Memory(folder, embedder=HashingEmbedder(), config=config) as mem:
+        for text in TEXTS:
+            mem.observe(text, user_id="u")
+    journal = folder / "graph.journal.jsonl"
+    with Memory(folder, embedder=HashingEmbedder(), config=config) as mem:
+        lengths = []
+        for _ in range(3):  # 3 marks each: past the usual due count (3 nodes) from the first
+            assert len(mem.remember("kettle umbrella key", user_id="u", k=3)) == 3
+            mem.flush()  # writes the marks
+            lengths.append(len(journal.read_bytes().splitlines()))
+        assert lengths[0] > 0 and lengths == sorted(set(lengths)), lengths  # never folded
+        mem.observe("the garden hose is coiled by the shed", user_id="u")
+        assert journal.read_bytes() == b""  # the ordinary write wrote the snapshot

@@ -136,3 +136,34 @@ def test_mark_writes_leave_the_graph_snapshot_to_the_next_write(tmp_path: Path) 
         assert lengths[0] > 0 and lengths == sorted(set(lengths)), lengths  # never folded
         mem.observe("the garden hose is coiled by the shed", user_id="u")
         assert journal.read_bytes() == b""  # the ordinary write wrote the snapshot
+
+
+def test_one_writer_thread_serves_every_batch_and_ends_at_close() -> None:
+    # a thread started per batch made remember wait for it to be scheduled (on a busy machine)
+    lock = threading.RLock()
+    batches: list[list[tuple[str, float]]] = []
+    got = threading.Event()
+
+    def apply(marks: list[tuple[str, float]]) -> None:
+        batches.append(list(marks))
+        got.set()
+
+    def writers() -> set[threading.Thread]:
+        return {t for t in threading.enumerate() if t.name == "ucma-access-marks"}
+
+    before = writers()
+    marks = AccessMarks(apply, lock, delay=0.01)
+    seen: set[threading.Thread] = set()
+    try:
+        for n in range(3):
+            got.clear()
+            marks.add([f"m{n}"], float(n))
+            assert got.wait(60), "the background write never came"
+            seen |= writers() - before
+        assert batches == [[("m0", 0.0)], [("m1", 1.0)], [("m2", 2.0)]]
+        assert len(seen) == 1, seen
+    finally:
+        marks.close()
+    (thread,) = seen
+    thread.join(60)
+    assert not thread.is_alive()

@@ -166,3 +166,55 @@ shutil.rmtree(Path(sys.argv[1]) / "gone")
     assert alive is False
     with _open(tmp_path / "closed") as again:
         assert [r.access_count for r in again.list_memories(user_id="u")] == [1]
+
+
+def test_mark_writes_leave_the_graph_snapshot_to_the_next_write(tmp_path: Path) -> None:
+    """A snapshot costs O(graph) under the memory's lock: a write of access marks (in the
+    background, while a ``remember`` may wait for that lock) lets the journal grow to four
+    times its usual length before it writes one; the next ordinary write folds it as usual."""
+    folder = tmp_path / "m"
+    config = MemoryConfig(importance_threshold=0.0, snapshot_every=1)
+    with Memory(folder, embedder=HashingEmbedder(), config=config) as mem:
+        for text in TEXTS:
+            mem.observe(text, user_id="u")
+    journal = folder / "graph.journal.jsonl"
+    with Memory(folder, embedder=HashingEmbedder(), config=config) as mem:
+        lengths = []
+        for _ in range(3):  # 3 marks each: past the usual due count (3 nodes) from the first
+            assert len(mem.remember("kettle umbrella key", user_id="u", k=3)) == 3
+            mem.flush()  # writes the marks
+            lengths.append(len(journal.read_bytes().splitlines()))
+        assert lengths[0] > 0 and lengths == sorted(set(lengths)), lengths  # never folded
+        mem.observe("the garden hose is coiled by the shed", user_id="u")
+        assert journal.read_bytes() == b""  # the ordinary write wrote the snapshot
+
+
+def test_one_writer_thread_serves_every_batch_and_ends_at_close() -> None:
+    # a thread started per batch made remember wait for it to be scheduled (on a busy machine)
+    lock = threading.RLock()
+    batches: list[list[tuple[str, float]]] = []
+    got = threading.Event()
+
+    def apply(marks: list[tuple[str, float]]) -> None:
+        batches.append(list(marks))
+        got.set()
+
+    def writers() -> set[threading.Thread]:
+        return {t for t in threading.enumerate() if t.name == "ucma-access-marks"}
+
+    before = writers()
+    marks = AccessMarks(apply, lock, delay=0.01)
+    seen: set[threading.Thread] = set()
+    try:
+        for n in range(3):
+            got.clear()
+            marks.add([f"m{n}"], float(n))
+            assert got.wait(60), "the background write never came"
+            seen |= writers() - before
+        assert batches == [[("m0", 0.0)], [("m1", 1.0)], [("m2", 2.0)]]
+        assert len(seen) == 1, seen
+    finally:
+        marks.close()
+    (thread,) = seen
+    thread.join(60)
+    assert not thread.is_alive()

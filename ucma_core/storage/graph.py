@@ -28,7 +28,11 @@ from ucma_core.errors import CorruptStoreError, InvalidInputError, StorageError
 from ucma_core.storage.journal import CONTROL_OPS, Entry, Intent, Journal, Op
 from ucma_core.storage.nodes import NodeRecord, changes_class, make_node
 
-__all__ = ["EdgeType", "MemoryGraph", "TransactionHooks"]
+__all__ = ["DEFERRED_FACTOR", "EdgeType", "MemoryGraph", "TransactionHooks"]
+
+#: How many times the usual journal length a commit inside
+#: :meth:`MemoryGraph.defer_compaction` lets wait before it writes a snapshot.
+DEFERRED_FACTOR = 4
 
 _MISSING = object()
 _R = TypeVar("_R", bound=NodeRecord)
@@ -249,6 +253,7 @@ class MemoryGraph:
         #: journaled (a full disk): written with the next commit or snapshot.
         self._carry: list[Op] = []
         self._hold = 0
+        self._defer = 0
         self._next_compaction = 0
         self._pagerank: dict[str, float] | None = None
 
@@ -314,6 +319,18 @@ class MemoryGraph:
             yield
         finally:
             self._hold -= 1
+
+    @contextmanager
+    def defer_compaction(self) -> Iterator[None]:
+        """Commits inside this block write an automatic snapshot only when
+        :data:`DEFERRED_FACTOR` times as many journal entries as usual wait (a background
+        write of access marks: the snapshot, O(graph), is left to the next ordinary write
+        instead of holding the memory's lock while a reader waits)."""
+        self._defer += 1
+        try:
+            yield
+        finally:
+            self._defer -= 1
 
     # ------------------------------------------------------------------ transactions
     @contextmanager
@@ -432,6 +449,8 @@ class MemoryGraph:
         # a snapshot costs O(graph); waiting for at least as many entries as nodes keeps the
         # cost per write O(1) however large the graph grows
         due = max(self._snapshot_every, self._g.number_of_nodes(), self._next_compaction)
+        if self._defer:
+            due *= DEFERRED_FACTOR
         if journal.entries_since_snapshot < due:
             return
         if self._hooks is not None and not self._hooks.compaction_allowed():

@@ -36,6 +36,7 @@ from __future__ import annotations
 import atexit
 import logging
 import threading
+import time
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -87,7 +88,12 @@ class AccessMarks:
         self._delay = delay
         self._queue: list[tuple[str, float]] = []
         self._guard = threading.Lock()
-        self._timer: threading.Timer | None = None
+        self._wake = threading.Condition(self._guard)
+        #: When the next background write is due (``None``: none is).
+        self._due: float | None = None
+        #: The writer thread, started with the first mark and kept until :meth:`close`
+        #: (starting a thread per batch made a ``remember`` wait for it to be scheduled).
+        self._thread: threading.Thread | None = None
         self._closed = False
         _LIVE.add(self)
 
@@ -103,13 +109,16 @@ class AccessMarks:
             self._arm()
 
     def _arm(self) -> None:
-        """Start the background write unless one is due (``_guard`` held)."""
-        if self._timer is None and not self._closed:
-            timer = threading.Timer(self._delay, self._background)
-            timer.name = "ucma-access-marks"
-            timer.daemon = True
-            self._timer = timer
-            timer.start()
+        """Make a background write due ``delay`` from now unless one is due (``_guard`` held)."""
+        if self._due is not None or self._closed:
+            return
+        self._due = time.monotonic() + self._delay
+        if self._thread is None:
+            thread = threading.Thread(target=self._background, name="ucma-access-marks", daemon=True)
+            self._thread = thread
+            thread.start()
+        else:
+            self._wake.notify()
 
     def settle(self, limit: int | None = None) -> bool:
         """Write the queued marks (at most ``limit`` of the oldest); the caller holds the lock.
@@ -136,10 +145,23 @@ class AccessMarks:
         """Stop the background writes (call :meth:`settle` first to keep the queued marks)."""
         with self._guard:
             self._closed = True
-            timer, self._timer = self._timer, None
+            self._due = None
+            self._wake.notify()
         _LIVE.discard(self)
-        if timer is not None:
-            timer.cancel()
+
+    def _next_due(self) -> bool:
+        """Wait until a background write is due; ``False`` once closed."""
+        with self._guard:
+            while not self._closed:
+                if self._due is not None:
+                    left = self._due - time.monotonic()
+                    if left <= 0:
+                        self._due = None
+                        return True
+                    self._wake.wait(left)
+                else:
+                    self._wake.wait()
+            return False
 
     def settle_at_exit(self, wait: float) -> None:
         """Write the queued marks of a memory that was never closed (the interpreter exits).
@@ -161,16 +183,15 @@ class AccessMarks:
         self.close()
 
     def _background(self) -> None:
-        with self._guard:
-            self._timer = None
-        while True:
-            with self._lock:
-                if self._closed:
-                    return
-                written = self.settle(_CHUNK)
-            with self._guard:
-                if not self._queue or self._closed or self._timer is not None:
-                    return
-                if not written:  # tried again after the delay
-                    self._arm()
-                    return
+        while self._next_due():
+            while True:
+                with self._lock:
+                    if self._closed:
+                        return
+                    written = self.settle(_CHUNK)
+                with self._guard:
+                    if not self._queue or self._closed or self._due is not None:
+                        break
+                    if not written:  # tried again after the delay
+                        self._arm()
+                        break

@@ -140,7 +140,9 @@ class FolderStores:
             self._marks.settle()
 
     def _flush_retrievals(self, kept: list[tuple[str, float]]) -> None:
-        with self.graph.batch():
+        # marks only: the graph's snapshot waits for the next ordinary write (or a long journal),
+        # so a background mark write never holds the lock for O(graph) while a remember waits
+        with self.graph.defer_compaction(), self.graph.batch():
             self.ctx.retrieved_many(kept)
 
     def job(self, name: str) -> AbstractContextManager[None]:

@@ -241,7 +241,9 @@ class PgKeywordIndex:
         sql = (_BM25_SQL if held is None else _BM25_ROWS_SQL).format(filters=" ".join(found[0]))
         args: list[object] = [" ".join(keywords(query)[:64]), expr, *found[1], n]
         with db_errors("searching keywords"):
-            rows = self._conn.execute(sql, args).fetchall()
+            # prepared at once: planning this statement costs several times running it, and
+            # psycopg would otherwise plan it anew for its first 5 runs (a new worker's remembers)
+            rows = self._conn.execute(sql, args, prepare=True).fetchall()
         if held is not None:  # the hits' rows came along: a later read of them is kept
             held.keep({r[0]: (r[2], r[3]) for r in rows})
         return [KeywordHit(r[0], float(r[1])) for r in rows]

@@ -132,6 +132,10 @@ class WhereSets:
         self._members: dict[str, frozenset[str]] = {}  # the kept sets' ids, for :meth:`changed`
         self._clauses: dict[str, Mapping[str, Any]] = {}  # each key's clause
         self._asked: set[str] = set()
+        #: Whether the collection holds every record written so far: a memory shared through
+        #: PostgreSQL clears it while other workers' vectors wait for their flush, and no new
+        #: listing is kept then (it could miss them, and their flush is not a write seen here).
+        self.settled = True
         #: Kept sets dropped by a write to them, and kept through a write to others (:meth:`changed`).
         self.dropped = 0
         self.kept = 0
@@ -251,8 +255,9 @@ class WhereSets:
         metadatas: Sequence[Mapping[str, Any]] | None = None,
     ) -> None:
         """Keep the ids Chroma listed for ``where`` (read after ``token`` was taken), and
-        their stored metadata if given; nothing if a write happened since."""
-        if not self.enabled:
+        their stored metadata if given; nothing if a write happened since, or while not
+        :attr:`settled`."""
+        if not self.enabled or not self.settled:
             return
         key = _key(where)
         with self._lock:

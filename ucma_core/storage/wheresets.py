@@ -226,6 +226,7 @@ class WhereSets:
         """Sets kept now, answers from them so far (:meth:`get`), and the kept sets writes
         dropped and kept (:meth:`changed`)."""
         with self._lock:
+            self._current(self._token)  # sets a write not told of made stale are not counted
             sets = sum(1 for ids in self._sets.values() if ids is not _TOO_MANY)
             return {"sets": sets, "hits": self.hits, "dropped": self.dropped, "kept": self.kept}
 

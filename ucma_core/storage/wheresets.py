@@ -222,6 +222,13 @@ class WhereSets:
             self.hits += 1
             return found
 
+    def size(self, where: Mapping[str, Any]) -> int | None:
+        """How many ids the kept set of ``where`` holds now (``None``: none kept); not an answer."""
+        with self._lock:
+            self._current(self._token)
+            found = self._sets.get(_key(where))
+            return None if found is None or found is _TOO_MANY else len(found)
+
     def stats(self) -> dict[str, int]:
         """Sets kept now, answers from them so far (:meth:`get`), and the kept sets writes
         dropped and kept (:meth:`changed`)."""

@@ -405,8 +405,15 @@ class PgBackend(Backend):
     def nearest_later(
         self, vector: Sequence[float], n: int, where: Where | None
     ) -> Callable[[], list[tuple[str, float, np.ndarray]]]:
-        """As :meth:`nearest`, started (the function returned waits for it)."""
+        """As :meth:`nearest`, started (the function returned waits for it). A search a kept
+        set answered in the process is done already: its hits' rows then come with the
+        keyword search's statement (:mod:`.heldrows`)."""
         wait = super().nearest_later(vector, n, where)
+        size = self.vectors.where_sets.size(where) if where and self._held_rows.active else None
+        if size is not None and size <= max(n, self.config.chroma.search_ef or 100):
+            found = wait()
+            self._held_rows.saw(i for i, _, _ in found)
+            return lambda: found
 
         def done() -> list[tuple[str, float, np.ndarray]]:
             found = wait()

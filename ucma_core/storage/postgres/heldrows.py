@@ -72,10 +72,21 @@ class HeldRows:
         if self._rows is not None:
             self._seen.update((i, None) for i in ids if i not in self._rows)
 
-    def keep(self, rows: Mapping[str, Row]) -> None:
-        """Rows read elsewhere in this hold (a keyword search's hits)."""
+    def ahead(self) -> list[str]:
+        """The candidates seen and not read yet, for a statement that reads their rows along
+        (it hands them to :meth:`keep` with ``asked``)."""
+        if self._rows is None:
+            return []
+        return [i for i in self._seen if i not in self._rows][:_AHEAD_AT_MOST]
+
+    def keep(self, rows: Mapping[str, Row], asked: Sequence[str] = ()) -> None:
+        """Rows read elsewhere in this hold (a keyword search's hits); ``asked``: ids whose
+        rows were asked for (those without one are known to be absent)."""
         if self._rows is not None:
             self._rows.update(rows)
+            for memory_id in asked:
+                self._rows.setdefault(memory_id, None)
+                self._seen.pop(memory_id, None)
 
     def read(self, ids: Sequence[str], select: Callable[[list[str]], Mapping[str, Row]]) -> dict[str, Row]:
         """``{id: row}`` for those of ``ids`` that have one: kept rows, the others read with

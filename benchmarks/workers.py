@@ -8,7 +8,9 @@ the tests do), runs each setup in fresh processes with the hashing embedder (the
 memory, then all start at once), and prints a Markdown table of p50 / p95 latency per call, the
 observe throughput of all workers together, and the PostgreSQL statements each ``remember`` sent
 (counted by a wrapper of psycopg's ``Cursor.execute``; the lock's three statements travel in
-one pipeline, one round trip). ``--code`` measures another checkout's ``ucma_core`` with the
+one pipeline, one round trip), and how many of the narrow searches made while remembering
+were answered from a where-set kept before the call (``kept-set answers``: the first two asks
+of each worker's clause cannot be). ``--code`` measures another checkout's ``ucma_core`` with the
 same script and servers; ``--against`` measures a second checkout's PostgreSQL setups side by
 side with ``--code``'s, run after run (a before / after comparison on one machine state).
 ``--repeat`` runs every setup that many times, in turns, and adds a table of the medians and

@@ -273,3 +273,17 @@ def test_one_users_write_keeps_another_users_set_and_is_seen_in_its_own(tmp_path
         assert ask("u1") == before[0]  # u1's set was kept through u0's write
         assert mem.stats()["where_sets"]["hits"] > hits
         assert new in ask("u0", "green tea with mint")  # and u0's write is seen in u0's
+
+
+def test_a_bulk_write_drops_every_set(store: VectorStore) -> None:
+    q = _query(6)
+    for _ in range(2):
+        store.nearest(q, 5, INSIDE)
+    assert _kept(store, INSIDE) is not None
+    ids = [f"bulk{n}" for n in range(5000)]  # blue records: checking each costs more than a listing
+    store.where_sets.changed(ids, [{"team": "blue"}] * len(ids))
+    assert _kept(store, INSIDE) is None
+    for _ in range(2):
+        store.nearest(q, 5, INSIDE)
+    store.where_sets.changed(ids[:10], [{"team": "blue"}] * 10)  # a small one is checked
+    assert _kept(store, INSIDE) is not None

@@ -74,6 +74,9 @@ MAX_SETS = 32
 MAX_ROWS = 4
 #: Stored values longer than this are not kept (a clause on such a key asks Chroma).
 MAX_VALUE = 256
+#: A write whose records times the clauses known is larger than this drops every set
+#: (checking each record against each clause would cost more than listing again).
+_MAX_CHECKS = 4096
 _TOO_MANY: tuple[str, ...] = ()
 
 
@@ -190,6 +193,10 @@ class WhereSets:
                 return
             written = set(ids)
             metas = list(metadatas or ())
+            if len(metas) * len(self._clauses) > _MAX_CHECKS:  # a bulk write: checking costs more
+                self.dropped += len(self._sets)
+                self._drop_all()
+                return
             for key in list(self._clauses):
                 members = self._members.get(key)
                 clause = self._clauses[key]
@@ -199,8 +206,11 @@ class WhereSets:
                 if not hit and metas:
                     read = names(clause) if partial else None
                     # an update of none of the clause's keys leaves a non-member out
-                    if read is None or any(not read.isdisjoint(m) for m in metas):
-                        hit = any(admits(clause, m, partial=partial) is not False for m in metas)
+                    hit = any(
+                        admits(clause, m, partial=partial) is not False
+                        for m in metas
+                        if read is None or not read.isdisjoint(m)
+                    )
                 if hit:
                     self._drop(key)
                     self._clauses.pop(key, None)

@@ -14,8 +14,8 @@ the hold's searches returned (:meth:`saw`: dense neighbours, keyword hits). A re
 seen and not read yet, in one statement: the first stage's read brings the rows of the
 later stages too. Keyword hits arrive with their rows (the search reads them in its own
 statement, while the Chroma query runs), and so do the candidates seen before it
-(:meth:`ahead`: the dense hits of a search a kept where-set answered in the process). :meth:`start` and :meth:`stop` bracket the hold;
-outside one, every read goes to the table.
+(:meth:`ahead`: the dense hits of a search a kept where-set answered in the process).
+:meth:`start` and :meth:`stop` bracket the hold; outside one, every read goes to the table.
 
 >>> table = {"a": ("alpha", '{"k": 1}'), "b": ("beta", None)}
 >>> asked = []

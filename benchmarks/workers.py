@@ -8,7 +8,9 @@ the tests do), runs each setup in fresh processes with the hashing embedder (the
 memory, then all start at once), and prints a Markdown table of p50 / p95 latency per call, the
 observe throughput of all workers together, and the PostgreSQL statements each ``remember`` sent
 (counted by a wrapper of psycopg's ``Cursor.execute``; the lock's three statements travel in
-one pipeline, one round trip). ``--code`` measures another checkout's ``ucma_core`` with the
+one pipeline, one round trip), and how many of the narrow searches made while remembering
+were answered from a where-set kept before the call (``kept-set answers``: the first two asks
+of each worker's clause cannot be). ``--code`` measures another checkout's ``ucma_core`` with the
 same script and servers; ``--against`` measures a second checkout's PostgreSQL setups side by
 side with ``--code``'s, run after run (a before / after comparison on one machine state).
 ``--repeat`` runs every setup that many times, in turns, and adds a table of the medians and
@@ -71,6 +73,20 @@ def _work(target: str, chroma_port: int, user: str, observes: int, remembers: in
             return execute(self, query, *args, **kwargs)
 
         psycopg.Cursor.execute = counted  # type: ignore[method-assign]
+    narrow = [0, 0]  # narrow searches while remembering; answered from a set kept before the call
+    from ucma_core.storage.vectors import VectorStore
+
+    inner = VectorStore._narrow
+
+    def counted_narrow(self: Any, vector: Any, n: int, where: Any) -> Any:
+        kept = self.where_sets.get(where, self.cache.token()) is not None
+        found = inner(self, vector, n, where)
+        if statements[1]:
+            narrow[0] += 1
+            narrow[1] += kept and found is not None
+        return found
+
+    VectorStore._narrow = counted_narrow  # type: ignore[method-assign]
     with Memory(target, embedder=embedder, config=config) as mem:
         print("ready", flush=True)
         sys.stdin.readline()  # every worker is open: all start writing at once
@@ -89,7 +105,14 @@ def _work(target: str, chroma_port: int, user: str, observes: int, remembers: in
             statements[1] = False
             rem.append(time.perf_counter() - t)
     per = statements[0] / remembers if remembers else 0.0
-    return {"observe": obs, "remember": rem, "observe_wall": observe_wall, "statements": per}
+    return {
+        "observe": obs,
+        "remember": rem,
+        "observe_wall": observe_wall,
+        "statements": per,
+        "narrow": narrow[0],
+        "kept": narrow[1],
+    }
 
 
 def _spawn(
@@ -139,6 +162,8 @@ def _run(
         "remember_p95": pct(rem, 0.95),
         "observe_per_s": len(obs) / wall,
         "remember_mean": 1000 * statistics.fmean(rem),
+        "narrow": sum(float(r.get("narrow", 0)) for r in results),
+        "kept": sum(float(r.get("kept", 0)) for r in results),
     }
 
 
@@ -207,9 +232,9 @@ def main() -> None:
     print(f"\n{args.observes} observes then {args.remembers} remembers per worker, {embedder}\n")
     print(
         "| setup | turn | observe p50 ms | p95 ms | observe/s (all) | remember p50 ms | p95 ms | × folder "
-        "| statements |"
+        "| statements | kept-set answers |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     folder = runs["folder (embedded Chroma), 1 process"]
     for name, results in runs.items():
         for turn, r in enumerate(results):
@@ -217,21 +242,25 @@ def main() -> None:
             print(
                 f"| {name} | {turn + 1} | {r['observe_p50']:.1f} | {r['observe_p95']:.1f} | "
                 f"{r['observe_per_s']:.0f} | {r['remember_p50']:.1f} | {r['remember_p95']:.1f} | "
-                f"{ratio:.2f}× | {r['statements']:.1f} |"
+                f"{ratio:.2f}× | {r['statements']:.1f} | {r['kept']:.0f} / {r['narrow']:.0f} |"
             )
     if args.repeat > 1:
         print(
             f"\nmedians of {args.repeat} turns (ratio: median of each turn's ratio to its embedded folder)\n"
         )
-        print("| setup | remember p50 ms | p95 ms | × folder (median) | × folder per turn | observe/s |")
-        print("|---|---:|---:|---:|---|---:|")
+        print(
+            "| setup | remember p50 ms | p95 ms | × folder (median) | × folder per turn | observe/s "
+            "| kept-set answers (all turns) |"
+        )
+        print("|---|---:|---:|---:|---|---:|---:|")
         for name, results in runs.items():
             ratios = [r["remember_p50"] / f["remember_p50"] for r, f in zip(results, folder, strict=True)]
             med = {key: statistics.median(r[key] for r in results) for key in results[0]}
             print(
                 f"| {name} | {med['remember_p50']:.1f} | {med['remember_p95']:.1f} | "
                 f"{statistics.median(ratios):.2f}× | {' / '.join(f'{x:.2f}' for x in ratios)} | "
-                f"{med['observe_per_s']:.0f} |"
+                f"{med['observe_per_s']:.0f} | {sum(r['kept'] for r in results):.0f} / "
+                f"{sum(r['narrow'] for r in results):.0f} |"
             )
 
 

@@ -9,8 +9,9 @@ a record still in the write-behind buffer) is seen by the next search.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -204,3 +205,85 @@ def test_remember_in_a_tag_gives_the_same_answers_and_reads_its_writes(
             assert new not in [
                 r.id for r in mem.remember("oolong tea", k=3, user_id=ANY, tags=["t1"], now=NOW)
             ]
+
+
+def _kept(store: VectorStore, where: Mapping[str, Any]) -> tuple[str, ...] | None:
+    return store.where_sets.get(where, store.cache.token())
+
+
+def test_a_write_keeps_the_sets_it_cannot_change_and_drops_the_others(store: VectorStore) -> None:
+    red, blue = INSIDE, {"team": "blue"}
+    odd = {"n": {"$gte": 30}}  # a comparison: not evaluated, so any write drops it
+    q = _query(5)
+    for where in (red, blue, odd):
+        for _ in range(2):
+            store.nearest(q, 5, where)
+    kept_red = _kept(store, red)
+    assert kept_red is not None and _kept(store, blue) is not None and _kept(store, odd) is not None
+
+    # a new blue record right on the query: blue's set goes, red's stays as it was
+    store.add(["b1"], [q], ["b1"], [{"team": "blue", "n": 100}])
+    assert _kept(store, red) == kept_red and _kept(store, blue) is None and _kept(store, odd) is None
+    assert store.nearest(q, 1, blue)[0][0] == "b1"
+    assert store.where_sets.stats()["kept"] >= 1
+
+    # an update of a key red does not read keeps red's set; one that moves a record in drops it
+    store.nearest(q, 5, blue)
+    store.update_metadata(["m1"], [{"half": True}])
+    assert _kept(store, red) == kept_red and _kept(store, blue) is None  # m1 is blue's
+    store.update_metadata(["m3"], [{"team": "red"}])
+    assert _kept(store, red) is None
+    assert "m3" in {i for i, _, _ in store.nearest(q, 50, red)}
+    for _ in range(2):
+        store.nearest(q, 5, blue)
+    # a deletion drops the sets holding the record, and only those
+    store.delete(["m3"])
+    assert _kept(store, blue) is not None
+    assert "m3" not in {i for i, _, _ in store.nearest(q, 50, red)}
+    # a rewrite (upsert) of a member that moves it out: its set goes
+    for _ in range(2):
+        store.nearest(q, 5, red)
+    store.upsert(["m4"], [q], ["m4"], [{"team": "blue", "n": 4}])
+    assert _kept(store, red) is None and _kept(store, blue) is None
+    assert "m4" not in {i for i, _, _ in store.nearest(q, 50, red)}
+    assert store.nearest(q, 1, blue)[0][0] in {"m4", "b1"}
+    # a change the sets are not told of (another collection, a sync) drops every set
+    for _ in range(2):
+        store.nearest(q, 5, red)
+    assert _kept(store, red) is not None
+    store.cache.forget([])
+    assert _kept(store, red) is None
+
+
+def test_one_users_write_keeps_another_users_set_and_is_seen_in_its_own(tmp_path: Path) -> None:
+    with Memory(tmp_path / "m", embedder=HashingEmbedder()) as mem:
+        for n, text in enumerate(TEXTS * 2):
+            mem.observe(text, user_id=f"u{n % 2}", timestamp=NOW - 1000 + n, keep=True)
+        mem.flush()
+
+        def ask(user: str, question: str = "green tea") -> list[str]:
+            return [r.id for r in mem.remember(question, k=4, user_id=user, now=NOW, reinforce=False)]
+
+        before = [ask("u1") for _ in range(3)]  # listed on the second ask, kept from the third
+        hits = mem.stats()["where_sets"]["hits"]
+        assert hits >= 1
+        ask("u0")
+        new = mem.observe("u0 now drinks green tea with mint", user_id="u0", timestamp=NOW - 1, keep=True)
+        mem.flush()
+        assert ask("u1") == before[0]  # u1's set was kept through u0's write
+        assert mem.stats()["where_sets"]["hits"] > hits
+        assert new in ask("u0", "green tea with mint")  # and u0's write is seen in u0's
+
+
+def test_a_bulk_write_drops_every_set(store: VectorStore) -> None:
+    q = _query(6)
+    for _ in range(2):
+        store.nearest(q, 5, INSIDE)
+    assert _kept(store, INSIDE) is not None
+    ids = [f"bulk{n}" for n in range(5000)]  # blue records: checking each costs more than a listing
+    store.where_sets.changed(ids, [{"team": "blue"}] * len(ids))
+    assert _kept(store, INSIDE) is None
+    for _ in range(2):
+        store.nearest(q, 5, INSIDE)
+    store.where_sets.changed(ids[:10], [{"team": "blue"}] * 10)  # a small one is checked
+    assert _kept(store, INSIDE) is not None

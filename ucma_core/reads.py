@@ -185,6 +185,7 @@ class Reads(MemoryBase):
                 "dimension": self._embedder.dimension,
                 "embedding_cache": {"hits": self._embedder.hits, "misses": self._embedder.misses},
                 "vector_cache": self._stores.backend.vectors.cache.stats(),
+                "where_sets": self._stores.backend.vectors.where_sets.stats(),
                 "session_id": self._session_id,
                 "path": str(self.path),
             }

@@ -67,8 +67,9 @@ def test_a_remember_reads_rows_once_and_never_past_its_own_call(
         del statements[:]
         hits = reader.remember("harbour ferry pier", user_id="ana", k=3)
         # the texts for the hop and context, the content check and the records returned:
-        # one read of rows (the keyword search brings its hits' rows itself); one per stage before
-        assert len(_row_reads(statements)) == 1, _row_reads(statements)
+        # one read of rows at most (the keyword search brings its hits' rows itself, and the
+        # dense hits' too when a kept set answered them in the process); one per stage before
+        assert len(_row_reads(statements)) <= 1, _row_reads(statements)
         assert hits[0].id == ids[1] and len(hits) == 3
         assert hits[0].content == turns[1] and hits[0].metadata == {"turn": 1}
         assert [r.content for r in hits[0].context] == [turns[0], turns[2]]

@@ -326,8 +326,11 @@ class VectorStore:
             self._forget(method, ids, columns)  # before and after: see VectorCache
 
     def _forget(self, method: str, ids: Sequence[str], columns: Mapping[str, Any]) -> None:
-        # a metadata update keeps the vectors but moves the token on (WhereSets)
-        self.cache.forget(ids if "embeddings" in columns or method == "delete" else ())
+        # the written records' cached vectors, and the kept sets the write may change (WhereSets)
+        metadatas = None if method == "delete" else columns.get("metadatas", [{}])  # {}: not known
+        partial = method == "update" or "metadatas" not in columns
+        vectors = "embeddings" in columns or method == "delete"
+        self.where_sets.changed(ids, metadatas, partial=partial, vectors=vectors)
 
     def _write_batches(self, what: str, method: str, ids: Sequence[str], **columns: Sequence[Any]) -> None:
         self._forget(method, ids, columns)

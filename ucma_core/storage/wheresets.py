@@ -7,11 +7,16 @@ query of all 1,000. Searches repeat the same few clauses (a scope, a namespace t
 the set a clause admits changes only when the collection is written.
 
 :class:`WhereSets` keeps, per clause, the ids Chroma listed for it, tagged with the
-:class:`~ucma_core.storage.vectorcache.VectorCache` token taken before the read: every
-write to the collection (records, metadata, deletions, another collection, a sync with
-other workers) moves the token on and makes every set stale, and a read that overlapped a
-write is never kept. A clause asked for a second time with no write in between has its set
-listed (one Chroma read) and kept; from then on, while nothing is written, a search inside
+:class:`~ucma_core.storage.vectorcache.VectorCache` token taken before the read: a read
+that overlapped a write is never kept. A write the vector store makes itself tells
+:meth:`WhereSets.changed` the ids it writes and the metadata it sends: a kept set stays
+when none of those ids is in it and no record's metadata satisfies its clause
+(:func:`~ucma_core.storage.clausematch.admits`, which answers "not known" for any clause
+shape or value it cannot evaluate exactly, and a doubt drops the set), so one user's
+write keeps another user's sets. Any other move of the token (a cache clear on another
+collection, a sync with other workers, a recovery) drops every set. A clause asked for a
+second time with no write to it in between has its set listed (one Chroma read) and
+kept; from then on, while nothing it admits is written, a search inside
 a set no larger than the index's search breadth (``ef_search``, 100 by default) is
 :func:`nearest_among` over the members' cached vectors, with no Chroma call. Chroma's HNSW
 search visits every admitted record of such a set, so its answer is exact and this one is
@@ -33,7 +38,14 @@ Examples:
     >>> sets.put(where, ["a", "b"], cache.token())
     >>> sets.get(where, cache.token())
     ('a', 'b')
-    >>> cache.forget(["z"])  # any write
+    >>> sets.changed(["z"], [{"user_id": "bob"}])  # another user's record
+    >>> sets.get(where, cache.token())
+    ('a', 'b')
+    >>> sets.changed(["c"], [{"user_id": "ana"}])  # a record the clause admits
+    >>> sets.get(where, cache.token()) is None
+    True
+    >>> sets.put(where, ["a", "b", "c"], cache.token())
+    >>> cache.forget(["z"])  # a write the sets were not told of
     >>> sets.get(where, cache.token()) is None
     True
 """
@@ -49,6 +61,7 @@ from typing import Any
 
 import numpy as np
 
+from ucma_core.storage.clausematch import admits, names
 from ucma_core.storage.vectorcache import VectorCache
 
 __all__ = ["WhereSets", "nearest_among"]
@@ -61,6 +74,9 @@ MAX_SETS = 32
 MAX_ROWS = 4
 #: Stored values longer than this are not kept (a clause on such a key asks Chroma).
 MAX_VALUE = 256
+#: A write whose records times the clauses known is larger than this drops every set
+#: (checking each record against each clause would cost more than listing again).
+_MAX_CHECKS = 4096
 _TOO_MANY: tuple[str, ...] = ()
 
 
@@ -116,7 +132,17 @@ class WhereSets:
         self._lock = threading.Lock()
         self._token = cache.token()
         self._sets: OrderedDict[str, tuple[str, ...]] = OrderedDict()
+        self._members: dict[str, frozenset[str]] = {}  # the kept sets' ids, for :meth:`changed`
+        self._clauses: dict[str, Mapping[str, Any]] = {}  # each key's clause
         self._asked: set[str] = set()
+        #: Whether the collection holds every record written so far: a memory shared through
+        #: PostgreSQL clears it while other workers' vectors wait for their flush, and no new
+        #: listing is kept then (it could miss them, and their flush is not a write seen here).
+        self.settled = True
+        #: Kept sets dropped by a write to them, and kept through a write to others (:meth:`changed`).
+        self.dropped = 0
+        self.kept = 0
+        self.hits = 0
         self._rows: OrderedDict[str, tuple[dict[str, dict[str, Any]], set[str]]] = OrderedDict()
 
     @property
@@ -128,10 +154,69 @@ class WhereSets:
         now = self._cache.token()
         if now != self._token:
             self._token = now
-            self._sets.clear()
-            self._asked.clear()
-            self._rows.clear()
+            self._drop_all()
         return token == now
+
+    def _drop_all(self) -> None:
+        self._sets.clear()
+        self._members.clear()
+        self._clauses.clear()
+        self._asked.clear()
+        self._rows.clear()
+
+    def _drop(self, key: str) -> None:
+        self._sets.pop(key, None)
+        self._members.pop(key, None)
+        self._rows.pop(key, None)
+        self._asked.discard(key)
+
+    def changed(
+        self,
+        ids: Sequence[str],
+        metadatas: Sequence[Mapping[str, Any]] | None,
+        *,
+        partial: bool = False,
+        vectors: bool = True,
+    ) -> None:
+        """A write of ``ids``: forget their cached vectors (``vectors``; a metadata update
+        keeps them) and drop the kept sets it can change: those holding one of ``ids``, and
+        those whose clause may admit one of ``metadatas`` (the metadata written, ``None``
+        for a deletion; ``partial``: an update merged into the stored keys). Call it before
+        and after the write reaches Chroma (see :mod:`~ucma_core.storage.vectorcache`)."""
+        with self._lock:
+            accounted = self._cache.token() == self._token
+            self._cache.forget(ids if vectors else ())
+            if not accounted:
+                return  # a write not told of came first: the next read drops every set
+            self._token = self._cache.token()
+            if not self._sets and not self._asked:
+                return
+            written = set(ids)
+            metas = list(metadatas or ())
+            if len(metas) * len(self._clauses) > _MAX_CHECKS:  # a bulk write: checking costs more
+                self.dropped += len(self._sets)
+                self._drop_all()
+                return
+            for key in list(self._clauses):
+                members = self._members.get(key)
+                clause = self._clauses[key]
+                hit = members is not None and not members.isdisjoint(written)
+                if not hit and members is None and key in self._sets and metadatas is None:
+                    hit = True  # a set too large to keep: a deletion may shrink it
+                if not hit and metas:
+                    read = names(clause) if partial else None
+                    # an update of none of the clause's keys leaves a non-member out
+                    hit = any(
+                        admits(clause, m, partial=partial) is not False
+                        for m in metas
+                        if read is None or not read.isdisjoint(m)
+                    )
+                if hit:
+                    self._drop(key)
+                    self._clauses.pop(key, None)
+                    self.dropped += 1
+                elif key in self._sets:
+                    self.kept += 1
 
     def get(self, where: Mapping[str, Any], token: int) -> tuple[str, ...] | None:
         """The ids ``where`` admits, if they were listed at ``token`` and it is still current
@@ -144,7 +229,23 @@ class WhereSets:
             if found is None or found is _TOO_MANY:
                 return None
             self._sets.move_to_end(key)
+            self.hits += 1
             return found
+
+    def size(self, where: Mapping[str, Any]) -> int | None:
+        """How many ids the kept set of ``where`` holds now (``None``: none kept); not an answer."""
+        with self._lock:
+            self._current(self._token)
+            found = self._sets.get(_key(where))
+            return None if found is None or found is _TOO_MANY else len(found)
+
+    def stats(self) -> dict[str, int]:
+        """Sets kept now, answers from them so far (:meth:`get`), and the kept sets writes
+        dropped and kept (:meth:`changed`)."""
+        with self._lock:
+            self._current(self._token)  # sets a write not told of made stale are not counted
+            sets = sum(1 for ids in self._sets.values() if ids is not _TOO_MANY)
+            return {"sets": sets, "hits": self.hits, "dropped": self.dropped, "kept": self.kept}
 
     def wanted(self, where: Mapping[str, Any], token: int) -> bool:
         """Whether listing ``where`` is worth a Chroma read: it was asked before at this
@@ -156,8 +257,12 @@ class WhereSets:
             if key in self._asked:
                 return True
             if len(self._asked) >= 4 * self._max_sets:
+                for old in self._asked:
+                    if old not in self._sets:
+                        self._clauses.pop(old, None)
                 self._asked.clear()
             self._asked.add(key)
+            self._clauses[key] = where
             return False
 
     def put(
@@ -168,17 +273,28 @@ class WhereSets:
         metadatas: Sequence[Mapping[str, Any]] | None = None,
     ) -> None:
         """Keep the ids Chroma listed for ``where`` (read after ``token`` was taken), and
-        their stored metadata if given; nothing if a write happened since."""
-        if not self.enabled:
+        their stored metadata if given; nothing if a write happened since, or while not
+        :attr:`settled`."""
+        if not self.enabled or not self.settled:
             return
         key = _key(where)
         with self._lock:
             if not self._current(token):
                 return
-            self._sets[key] = tuple(ids) if len(ids) <= self.max_ids else _TOO_MANY
+            small = len(ids) <= self.max_ids
+            self._sets[key] = tuple(ids) if small else _TOO_MANY
+            self._clauses[key] = where
+            if small:
+                self._members[key] = frozenset(ids)
+            else:
+                self._members.pop(key, None)
             self._sets.move_to_end(key)
             while len(self._sets) > self._max_sets:
-                self._sets.popitem(last=False)
+                gone, _ = self._sets.popitem(last=False)
+                self._members.pop(gone, None)
+                self._rows.pop(gone, None)
+                if gone not in self._asked:
+                    self._clauses.pop(gone, None)
             if metadatas is not None and len(ids) <= self.max_ids:
                 self._rows[key] = _short(ids, metadatas)
                 self._rows.move_to_end(key)

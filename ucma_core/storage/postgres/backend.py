@@ -224,21 +224,27 @@ class PgBackend(Backend):
                     verb = "pg_advisory_lock" if exclusive else "pg_advisory_lock_shared"
                     self._conn.execute(f"SELECT {verb}(hashtext(%s))", (self._key,))
                 feed = journal.pull_query()
-                gen = self._conn.execute("SELECT value FROM meta WHERE key = %s", (GEN_KEY,))
+                gen = self._conn.execute(  # and whether vectors wait for a flush (.wheresets)
+                    "SELECT (SELECT value FROM meta WHERE key = %s), EXISTS (SELECT 1 FROM pending)",
+                    (GEN_KEY,),
+                )
             rows = feed.fetchall()
-            found = gen.fetchone()
+            found, waiting = gen.fetchone()
         self._held = "x" if exclusive else "s"
         if not exclusive and journal.open_at_tail(rows):
             self.unlock()  # a dead writer's intent: finishing it needs the write lock
             self.lock()
             return
         try:
-            current = int(found[0]) if found else 0
+            current = int(found) if found is not None else 0
             if current != self.gen:  # another worker changed the manifest (a rebuild, attachments)
                 follow(self, current)
             self.sync(rows)
             if not exclusive and self._unflushed:
                 self.flush_pending()  # read your writes: this worker's new vectors are in Chroma
+                waiting = False  # and every other worker's waiting then (a flush takes them all)
+            # a listing misses committed records whose vectors wait: keep none until they are in
+            self.vectors.where_sets.settled = not waiting
             if exclusive and self._retrievals and self.flush_retrievals is not None:
                 kept, self._retrievals = self._retrievals, []
                 self.flush_retrievals(kept)
@@ -399,8 +405,15 @@ class PgBackend(Backend):
     def nearest_later(
         self, vector: Sequence[float], n: int, where: Where | None
     ) -> Callable[[], list[tuple[str, float, np.ndarray]]]:
-        """As :meth:`nearest`, started (the function returned waits for it)."""
+        """As :meth:`nearest`, started (the function returned waits for it). A search a kept
+        set answered in the process is done already: its hits' rows then come with the
+        keyword search's statement (:mod:`.heldrows`)."""
         wait = super().nearest_later(vector, n, where)
+        size = self.vectors.where_sets.size(where) if where and self._held_rows.active else None
+        if size is not None and size <= max(n, self.config.chroma.search_ef or 100):
+            found = wait()
+            self._held_rows.saw(i for i, _, _ in found)
+            return lambda: found
 
         def done() -> list[tuple[str, float, np.ndarray]]:
             found = wait()

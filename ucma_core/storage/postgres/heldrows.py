@@ -13,8 +13,9 @@ the hold's searches returned (:meth:`saw`: dense neighbours, keyword hits). A re
 (:meth:`read`) returns kept rows and reads the others, together with every candidate
 seen and not read yet, in one statement: the first stage's read brings the rows of the
 later stages too. Keyword hits arrive with their rows (the search reads them in its own
-statement, while the Chroma query runs). :meth:`start` and :meth:`stop` bracket the hold;
-outside one, every read goes to the table.
+statement, while the Chroma query runs), and so do the candidates seen before it
+(:meth:`ahead`: the dense hits of a search a kept where-set answered in the process).
+:meth:`start` and :meth:`stop` bracket the hold; outside one, every read goes to the table.
 
 >>> table = {"a": ("alpha", '{"k": 1}'), "b": ("beta", None)}
 >>> asked = []
@@ -72,10 +73,21 @@ class HeldRows:
         if self._rows is not None:
             self._seen.update((i, None) for i in ids if i not in self._rows)
 
-    def keep(self, rows: Mapping[str, Row]) -> None:
-        """Rows read elsewhere in this hold (a keyword search's hits)."""
+    def ahead(self) -> list[str]:
+        """The candidates seen and not read yet, for a statement that reads their rows along
+        (it hands them to :meth:`keep` with ``asked``)."""
+        if self._rows is None:
+            return []
+        return [i for i in self._seen if i not in self._rows][:_AHEAD_AT_MOST]
+
+    def keep(self, rows: Mapping[str, Row], asked: Sequence[str] = ()) -> None:
+        """Rows read elsewhere in this hold (a keyword search's hits); ``asked``: ids whose
+        rows were asked for (those without one are known to be absent)."""
         if self._rows is not None:
             self._rows.update(rows)
+            for memory_id in asked:
+                self._rows.setdefault(memory_id, None)
+                self._seen.pop(memory_id, None)
 
     def read(self, ids: Sequence[str], select: Callable[[list[str]], Mapping[str, Row]]) -> dict[str, Row]:
         """``{id: row}`` for those of ``ids`` that have one: kept rows, the others read with

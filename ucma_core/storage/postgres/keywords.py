@@ -62,6 +62,13 @@ _BM25_ROWS_SQL = (
     f"SELECT b.id, b.score, r.content, r.stored FROM ({_BM25_SQL}) b "
     "JOIN records r ON r.id = b.id ORDER BY b.score DESC, b.ts, b.id"
 )
+# and the rows of candidates seen before (a narrow dense search answered in the process):
+# they come with a NULL score, after the hits
+_BM25_AHEAD_SQL = (
+    f"SELECT b.id, b.score, r.content, r.stored, 0 AS part, b.ts FROM ({_BM25_SQL}) b "
+    "JOIN records r ON r.id = b.id UNION ALL SELECT id, NULL, content, stored, 1, NULL FROM records "
+    "WHERE id = ANY(%s) ORDER BY 5, 2 DESC, 6, 1"
+)
 
 
 # every row in one statement, so the statistics triggers run once per write
@@ -238,13 +245,16 @@ class PgKeywordIndex:
         if found is None:
             return []
         held = self.held if self.held is not None and self.held.active else None
-        sql = (_BM25_SQL if held is None else _BM25_ROWS_SQL).format(filters=" ".join(found[0]))
-        args: list[object] = [" ".join(keywords(query)[:64]), expr, *found[1], n]
+        ahead = held.ahead() if held is not None else []
+        sql = _BM25_SQL if held is None else _BM25_AHEAD_SQL if ahead else _BM25_ROWS_SQL
+        args: list[object] = [" ".join(keywords(query)[:64]), expr, *found[1], n, *([ahead] if ahead else [])]
         with db_errors("searching keywords"):
-            rows = self._conn.execute(sql, args).fetchall()
-        if held is not None:  # the hits' rows came along: a later read of them is kept
-            held.keep({r[0]: (r[2], r[3]) for r in rows})
-        return [KeywordHit(r[0], float(r[1])) for r in rows]
+            # prepared at once: planning this statement costs several times running it, and
+            # psycopg would otherwise plan it anew for its first 5 runs (a new worker's remembers)
+            rows = self._conn.execute(sql.format(filters=" ".join(found[0])), args, prepare=True).fetchall()
+        if held is not None:  # the hits' rows came along (and the candidates'): later reads are kept
+            held.keep({r[0]: (r[2], r[3]) for r in rows}, ahead)
+        return [KeywordHit(r[0], float(r[1])) for r in rows if r[1] is not None]
 
     def rewrite_stored(
         self,

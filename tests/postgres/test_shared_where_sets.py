@@ -1,0 +1,94 @@
+"""Kept where-sets on a shared memory: a worker's own write for one user keeps another
+user's kept set and is seen in its own user's; another worker's write drops the sets at
+the sync and is seen, also when its vectors reached Chroma only after the reader listed
+the clause (real PostgreSQL and Chroma servers)."""
+
+from __future__ import annotations
+
+import time
+
+import psycopg
+
+from tests.postgres.conftest import Servers
+from ucma_core import Memory
+from ucma_core.embedders import HashingEmbedder
+from ucma_core.storage.postgres.connection import lock_key
+from ucma_core.storage.postgres.url import PostgresTarget
+
+NOW = 1_800_000_000.0
+TEXTS = [
+    "Ana drinks green tea every morning",
+    "the quarterly tax filing deadline is in April",
+    "Ana's sister lives in Porto and teaches music",
+    "we booked a train to Porto for the spring holiday",
+]
+
+
+def _ask(mem: Memory, user: str, question: str = "green tea") -> list[str]:
+    return [r.id for r in mem.remember(question, k=4, user_id=user, now=NOW, reinforce=False)]
+
+
+def test_a_workers_write_for_one_user_keeps_another_users_set(servers: Servers) -> None:
+    url = servers.url()
+    with (
+        Memory(url, embedder=HashingEmbedder(), config=servers.config()) as mem,
+        Memory(url, embedder=HashingEmbedder(), config=servers.config()) as other,
+    ):
+        for n, text in enumerate(TEXTS * 2):
+            mem.observe(text, user_id=f"u{n % 2}", timestamp=NOW - 1000 + n, keep=True)
+        mem.flush()
+        before = [_ask(mem, "u1") for _ in range(3)]  # listed on the second ask, kept from the third
+        hits = mem.stats()["where_sets"]["hits"]
+        assert hits >= 1 and before[0] == before[2]
+        new = mem.observe("u0 now drinks green tea with mint", user_id="u0", timestamp=NOW - 1, keep=True)
+        mem.flush()
+        assert _ask(mem, "u1") == before[0]
+        assert mem.stats()["where_sets"]["hits"] > hits  # u1's set was kept through u0's write
+        assert new in _ask(mem, "u0", "green tea with mint")  # and the write is seen in u0's
+        # another worker's write drops every set at the sync (its metadata is not read there)
+        hits = mem.stats()["where_sets"]["hits"]
+        theirs = other.observe("u0 likes mint tea too", user_id="u0", timestamp=NOW - 1, keep=True)
+        other.flush()
+        assert theirs is not None and other.get(theirs) is not None
+        assert mem.get(theirs) is not None and mem.stats()["where_sets"]["sets"] == 0
+        assert _ask(mem, "u1") == before[0] and mem.stats()["where_sets"]["hits"] == hits
+
+
+class _Pinned(HashingEmbedder):
+    """The hashing embedder, but every text with "alpha" or "omega" gets one fixed vector: a
+    question about "omega" finds the "alpha" record by vector only (no shared keyword)."""
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        pinned = [1.0] + [0.0] * (self.dimension - 1)
+        found = super().embed(texts)
+        return [pinned if "alpha" in t or "omega" in t else v for t, v in zip(texts, found, strict=True)]
+
+
+def test_a_clause_listed_while_another_workers_vectors_wait_is_not_kept(servers: Servers) -> None:
+    url = servers.url()
+    target = PostgresTarget.parse(url)
+    with (
+        Memory(url, embedder=_Pinned(), config=servers.config()) as mem,
+        Memory(url, embedder=_Pinned(), config=servers.config()) as other,
+        psycopg.connect(target.conninfo, autocommit=True) as conn,
+    ):
+        conn.execute(f'SET search_path TO "{target.schema}"')
+        for n, text in enumerate(TEXTS):
+            other.observe(text, user_id="u1", timestamp=NOW - 1000 + n, keep=True)
+        other.flush()
+        for _ in range(2):
+            _ask(mem, "u1", "omega")
+        # hold the memory's flush lock: the other worker's next vector waits in `pending`
+        conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (lock_key(target, "flush"),))
+        try:
+            new = other.observe("alpha note", user_id="u1", timestamp=NOW - 1, keep=True)
+            for _ in range(3):  # the clause is listed while the vector is not in Chroma yet
+                assert new not in _ask(mem, "u1", "omega")
+        finally:
+            conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (lock_key(target, "flush"),))
+        deadline = time.monotonic() + 120
+        while conn.execute("SELECT 1 FROM pending").fetchone() is not None:
+            assert time.monotonic() < deadline, "the other worker never flushed its pending vector"
+            time.sleep(0.05)
+        # nothing was committed since: only a set listed before the flush could hide it
+        assert new in _ask(mem, "u1", "omega")

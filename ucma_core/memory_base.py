@@ -19,7 +19,6 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
-from ucma_core import shutdown
 from ucma_core.config import MemoryConfig
 from ucma_core.embedders.cache import CachedEmbedder, as_embedder
 from ucma_core.embedders.default import default_embedder
@@ -35,6 +34,7 @@ from ucma_core.providers.offline import OfflineProvider
 from ucma_core.providers.protocols import Provider
 from ucma_core.retrieval.search import Retriever
 from ucma_core.scope import Scope
+from ucma_core.shutdown import closed, opened
 from ucma_core.storage.backend import Backend
 from ucma_core.storage.postgres.url import PostgresTarget, is_postgres_url
 from ucma_core.stores.folder import FolderStores
@@ -196,7 +196,7 @@ class MemoryBase:
         self.last_consolidation: Any = None
         #: What adapters attached (see :mod:`ucma_core.attachments`), in the order attached.
         self._attached: dict[str, Attachment] = {}
-        shutdown.track(self)  # closed at interpreter exit unless closed before
+        opened(self)  # closed at interpreter exit unless closed before (ucma_core.shutdown)
 
     # ------------------------------------------------------------------ properties
     @property
@@ -267,7 +267,7 @@ class MemoryBase:
         if self._closed:
             return
         self._closed = True
-        shutdown.forget(self)
+        closed(self)
         self._stores.close(compact=True)
 
     def flush(self) -> None:

@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ucma_core.memory_base import MemoryBase
 
-__all__ = ["LOCK_WAIT", "STORE_WAIT", "close_at_exit", "forget", "open_memories", "track"]
+__all__ = ["LOCK_WAIT", "STORE_WAIT", "close_at_exit", "closed", "open_memories", "opened"]
 
 #: Seconds the exit waits for a memory's lock held by a thread still running.
 LOCK_WAIT = 5.0
@@ -70,8 +70,8 @@ _keys: weakref.WeakKeyDictionary[MemoryBase, int] = weakref.WeakKeyDictionary()
 _numbers = itertools.count()
 
 
-def track(memory: MemoryBase) -> None:
-    """Close ``memory`` at interpreter exit unless it is closed before (called once it opened)."""
+def opened(memory: MemoryBase) -> None:
+    """``memory`` opened: close it at interpreter exit unless it is closed before."""
     with _guard:
         if memory not in _keys:
             key = next(_numbers)
@@ -79,8 +79,8 @@ def track(memory: MemoryBase) -> None:
             _open[key] = memory
 
 
-def forget(memory: MemoryBase) -> None:
-    """Stop tracking ``memory`` (it was closed)."""
+def closed(memory: MemoryBase) -> None:
+    """``memory`` closed: the exit leaves it alone."""
     with _guard:
         key = _keys.pop(memory, None)
         if key is not None:
@@ -102,7 +102,7 @@ def close_at_exit() -> None:
         except Exception as e:  # the exit goes on, and the next memory is still closed
             logger.warning("UCMA could not close the memory at %s at exit: %s", memory.path, e, exc_info=True)
         finally:
-            forget(memory)
+            closed(memory)
 
 
 def _close(memory: MemoryBase) -> None:

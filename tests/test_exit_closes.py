@@ -95,3 +95,27 @@ assert inside.wait(60)
         assert sorted(m.content for m in again.list_memories(user_id="u")) == [
             f"jar {n} of plum jam" for n in range(3)
         ]
+
+
+def test_turns_a_writer_still_holds_are_embedded_at_exit_by_minilm_on_several_threads(tmp_path: Path) -> None:
+    # The interpreter refuses new thread-pool work once its exit began; MiniLM's parallel
+    # runs (two threads, five batches here) must still embed what the writer holds.
+    from ucma_core.embedders import LocalMiniLMEmbedder
+
+    run_child(
+        """
+from ucma_core.conversation import ChatTurn, WriteBehind
+from ucma_core.embedders import LocalMiniLMEmbedder
+mem = Memory(sys.argv[1], embedder=LocalMiniLMEmbedder(batch_size=2, threads=2))
+writer = WriteBehind(mem, linger=30.0)
+turns = [ChatTurn("user", f"my locker number {n} is by the stairs", message_id=f"m{n}") for n in range(10)]
+writer.submit(turns, user_id="ana")
+# no flush, no close: the interpreter simply exits
+""",
+        tmp_path,
+        timeout=180.0,
+    )
+    with Memory(tmp_path, embedder=LocalMiniLMEmbedder()) as mem:
+        assert sorted(m.content for m in mem.list_memories(user_id="ana")) == sorted(
+            f"my locker number {n} is by the stairs" for n in range(10)
+        )

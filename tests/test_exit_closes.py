@@ -119,3 +119,28 @@ writer.submit(turns, user_id="ana")
         assert sorted(m.content for m in mem.list_memories(user_id="ana")) == sorted(
             f"my locker number {n} is by the stairs" for n in range(10)
         )
+
+
+def test_a_forked_child_that_exits_leaves_its_parents_memory_open(tmp_path: Path) -> None:
+    # Closing releases the folder's lock, which a forked child shares with its parent: the
+    # child's exit must not close the parent's memory, or a second process could open it.
+    (locked,) = run_child(
+        """
+import subprocess
+mem = Memory(sys.argv[1], embedder=HashingEmbedder())
+mem.observe("the blue kettle is on the top shelf of the pantry", user_id="u")
+pid = os.fork()
+if pid == 0:
+    sys.exit(0)  # a normal exit of the child: it runs the exit hooks
+os.waitpid(pid, 0)
+opener = "import sys; from ucma_core import Memory; from ucma_core.embedders import HashingEmbedder; "
+opener += "Memory(sys.argv[1], embedder=HashingEmbedder())"
+other = subprocess.run([sys.executable, "-c", opener, sys.argv[1]], capture_output=True, text=True)
+emit("MemoryLockedError" in other.stderr)
+mem.observe("the red umbrella hangs behind the kitchen door", user_id="u")
+""",
+        tmp_path,
+    )
+    assert locked
+    with _open(tmp_path) as again:
+        assert len(again.list_memories(user_id="u")) == 2

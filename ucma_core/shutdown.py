@@ -20,7 +20,8 @@ is not a daemon, but a daemon thread may still be inside a call, holding the mem
 The exit waits at most :data:`LOCK_WAIT` seconds for that lock, then leaves that memory as
 a crash would (nothing acknowledged is lost, the journal holds it; the access marks still
 queued are, which is logged). The hook never raises: an error is logged and the next
-memory is still closed.
+memory is still closed. A child made by ``os.fork()`` closes none of its parent's memories at
+its exit (they hold the parent's folder lock).
 
 Order: ``atexit`` runs the hooks last registered first. This hook is registered when
 ``ucma_core`` is imported, after the :mod:`logging` module's own hook (so its warnings are
@@ -46,6 +47,7 @@ from __future__ import annotations
 import atexit
 import itertools
 import logging
+import os
 import threading
 import weakref
 from typing import TYPE_CHECKING
@@ -91,6 +93,19 @@ def open_memories() -> list[MemoryBase]:
     """The memories the exit would close, oldest first (it closes them newest first)."""
     with _guard:
         return [memory for _, memory in sorted(_open.items())]
+
+
+def _in_forked_child() -> None:
+    """A forked child's exit must not close its parent's memories: closing releases the
+    folder's lock, which the child shares with the parent (``flock`` on an inherited file)."""
+    global _guard
+    _guard = threading.Lock()  # the parent's may have been held by another thread at the fork
+    _open.clear()
+    _keys.clear()
+
+
+if hasattr(os, "register_at_fork"):  # POSIX
+    os.register_at_fork(after_in_child=_in_forked_child)
 
 
 @atexit.register

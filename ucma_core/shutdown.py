@@ -2,8 +2,8 @@
 
 A script or a notebook that ends without ``close()`` is the normal case, so the exit does
 what :meth:`Memory.close <ucma_core.Memory.close>` does. Every memory that opened is
-tracked here, weakly (a memory that became garbage is neither kept alive nor closed
-twice), and one ``atexit`` hook closes those still open, newest first. For each one:
+tracked here, weakly (a memory the program dropped is not kept alive for the exit), and
+one ``atexit`` hook closes those still open, newest first. For each one:
 
 1. its attachments store what they hold (a :class:`~ucma_core.conversation.WriteBehind`
    queue, the LangGraph checkpointer's outbox), given at most :data:`STORE_WAIT` seconds
@@ -19,7 +19,8 @@ Bounds: when the interpreter runs ``atexit`` hooks it has already joined every t
 is not a daemon, but a daemon thread may still be inside a call, holding the memory's lock.
 The exit waits at most :data:`LOCK_WAIT` seconds for that lock, then leaves that memory as
 a crash would (nothing acknowledged is lost, the journal holds it; the access marks still
-queued are, which is logged). The hook never raises: an error is logged and the next
+queued are, which is logged). A memory in PostgreSQL also waits, as ``close()`` does, for
+another worker process that holds the memory's write lock. The hook never raises: an error is logged and the next
 memory is still closed. A child made by ``os.fork()`` closes none of its parent's memories at
 its exit (they hold the parent's folder lock).
 

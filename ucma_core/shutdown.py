@@ -20,9 +20,9 @@ is not a daemon, but a daemon thread may still be inside a call, holding the mem
 The exit waits at most :data:`LOCK_WAIT` seconds for that lock, then leaves that memory as
 a crash would (nothing acknowledged is lost, the journal holds it; the access marks still
 queued are, which is logged). A memory in PostgreSQL also waits, as ``close()`` does, for
-another worker process that holds the memory's write lock. The hook never raises: an error is logged and the next
-memory is still closed. A child made by ``os.fork()`` closes none of its parent's memories at
-its exit (they hold the parent's folder lock).
+another worker process that holds the memory's write lock. The hook never raises: an error
+is logged and the next memory is still closed. A child made by ``os.fork()`` closes none of
+its parent's memories at its exit (they hold the parent's folder lock).
 
 Order: ``atexit`` runs the hooks last registered first. This hook is registered when
 ``ucma_core`` is imported, after the :mod:`logging` module's own hook (so its warnings are

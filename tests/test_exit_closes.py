@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests._persist_util import run_child
 from tests.test_vector_index_saved import files_with, index_files
 from ucma_core import Memory, MemoryConfig
@@ -28,6 +30,7 @@ def _open(folder: Path) -> Memory:
     return Memory(folder, embedder=HashingEmbedder(), config=MemoryConfig(importance_threshold=0.0))
 
 
+@pytest.mark.slow  # another folder of 150 long texts goes through the child
 def test_a_plain_exit_saves_the_index_writes_the_buffer_and_keeps_the_marks(tmp_path: Path) -> None:
     folder = tmp_path / "bob"
     notes, kettle = run_child(

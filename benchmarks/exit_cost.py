@@ -4,7 +4,7 @@
 
 A child interpreter opens a memory (hashing embedder), observes ``--records`` notes one by
 one, asks five questions, and ends either with ``mem.close()`` (``close``) or by simply
-ending (``plain exit``). ``end ms`` is the wall time from the script's last line to the
+ending (``plain exit``). ``end ms`` is the wall time from the end of that work to the
 child process being gone (the close, or what the interpreter's exit does, plus the
 interpreter's own teardown); ``reopen + first remember ms`` is what the next process pays
 to open the memory and answer one question. Median of ``--repeat`` runs, load average at
@@ -41,9 +41,9 @@ for n in range(records):
     mem.observe(f"note {n}: the garden plan number {n}", user_id="ana", importance=0.9)
 for n in range(5):
     mem.remember(f"garden plan {n}", user_id="ana")
+print(time.time(), flush=True)
 if close:
     mem.close()
-print(time.time(), flush=True)
 """
 
 

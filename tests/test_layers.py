@@ -24,6 +24,7 @@ LAYERS: list[set[str]] = [
         "importance",
         "openai_client",
         "progress",
+        "shutdown",
     },
     {"embedders", "storage", "dynamics"},
     {"stores", "providers", "working_memory", "attachments"},

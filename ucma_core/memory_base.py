@@ -34,6 +34,7 @@ from ucma_core.providers.offline import OfflineProvider
 from ucma_core.providers.protocols import Provider
 from ucma_core.retrieval.search import Retriever
 from ucma_core.scope import Scope
+from ucma_core.shutdown import closed, opened
 from ucma_core.storage.backend import Backend
 from ucma_core.storage.postgres.url import PostgresTarget, is_postgres_url
 from ucma_core.stores.folder import FolderStores
@@ -195,6 +196,7 @@ class MemoryBase:
         self.last_consolidation: Any = None
         #: What adapters attached (see :mod:`ucma_core.attachments`), in the order attached.
         self._attached: dict[str, Attachment] = {}
+        opened(self)  # closed at interpreter exit unless closed before (ucma_core.shutdown)
 
     # ------------------------------------------------------------------ properties
     @property
@@ -245,6 +247,8 @@ class MemoryBase:
     def close(self) -> None:
         """Close what is attached (storing what attached writers hold), stop background
         consolidation, write a fresh graph snapshot and release the folder. Idempotent.
+        A memory still open when the interpreter exits is closed then
+        (:mod:`~ucma_core.shutdown`).
 
         Raises:
             Exception: the first error an attachment met while storing what it held (the
@@ -254,12 +258,17 @@ class MemoryBase:
         errors = self._close_attachments()
         self.stop_consolidation()
         with self._lock:
-            if self._closed:
-                return
-            self._closed = True
-            self._stores.close(compact=True)
+            self._close_folder()
         if errors:
             raise errors[0]
+
+    def _close_folder(self) -> None:
+        """Write what waits, compact and release the folder (the lock held); idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        closed(self)
+        self._stores.close(compact=True)
 
     def flush(self) -> None:
         """Return once Chroma holds every vector that waits for its write.

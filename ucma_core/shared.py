@@ -7,13 +7,12 @@ imports once for the graph and again for each ``checkpointer`` / ``store`` facto
 ``langgraph.json``, a factory called once per worker thread, a notebook cell run again —
 should get its memory from :func:`shared_memory`: the first call opens the folder, later
 calls for the same folder get that same object while it is open. Memories opened here
-are closed at interpreter exit (an attached checkpointer stores what it queued first).
+are closed at interpreter exit, as every memory still open is (:mod:`~ucma_core.shutdown`;
+an attached checkpointer stores what it queued first).
 """
 
 from __future__ import annotations
 
-import atexit
-import logging
 import os
 import threading
 from pathlib import Path
@@ -26,8 +25,6 @@ from ucma_core.storage.postgres.url import is_postgres_url
 from ucma_core.tokens import TokenCounter
 
 __all__ = ["shared_memory"]
-
-logger = logging.getLogger(__name__)
 
 _lock = threading.Lock()
 _open: dict[str, Memory] = {}
@@ -115,16 +112,3 @@ def shared_memory(
         )
         _open[key] = memory
         return memory
-
-
-@atexit.register
-def _close_all() -> None:
-    """Close the shared memories still open (newest first), at interpreter exit."""
-    with _lock:
-        memories = list(_open.values())
-        _open.clear()
-    for memory in reversed(memories):
-        try:
-            memory.close()
-        except Exception:  # reported, and the next memory still closed
-            logger.exception("closing the shared memory at %s at exit failed", memory.path)

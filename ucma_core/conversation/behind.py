@@ -11,7 +11,8 @@ the framework does not wait. It promises:
   logged, and raised by the next :meth:`~WriteBehind.flush` / :meth:`~WriteBehind.close`.
 * **Drained on every way out.** The writer attaches itself to the memory, so
   ``Memory.close()`` stores what it holds first; an interpreter that exits without
-  any ``close`` (a script that simply ends) stores it too (``atexit``).
+  any ``close`` (a script that simply ends) closes the memory, which stores it too
+  (:mod:`~ucma_core.shutdown`, which waits at most two minutes for it).
 * **An outbox when the caller has one.** Each submission carries an optional
   ``token``; ``on_written(tokens)`` is called once its turns are durable in the
   memory, so an adapter whose framework keeps a durable log (LangGraph's
@@ -22,13 +23,11 @@ the framework does not wait. It promises:
 
 from __future__ import annotations
 
-import atexit
 import itertools
 import logging
 import queue
 import threading
 import time
-import weakref
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,8 +45,6 @@ logger = logging.getLogger(__name__)
 
 #: Turns written per ``observe_turns`` call (well under ``max_batch_items``).
 _CHUNK = 128
-#: Seconds an interpreter exit waits for the queue to be stored.
-_EXIT_WAIT = 120.0
 _numbers = itertools.count(1)
 
 _Scope = tuple[str | None, str | None, str | None]
@@ -134,9 +131,6 @@ class WriteBehind:
         self._worker: threading.Thread | None = None
         self._closed = False
         memory.attach(self)
-        ref = weakref.ref(self)
-        self._exit_hook = lambda: _drain_at_exit(ref)
-        atexit.register(self._exit_hook)
 
     # ------------------------------------------------------------------ Attachment
     @property
@@ -345,16 +339,4 @@ class WriteBehind:
                 if worker is not None and worker.is_alive():
                     self._queue.put(_STOP)
                     worker.join()
-                atexit.unregister(self._exit_hook)
                 self.memory.detach(self)
-
-
-def _drain_at_exit(ref: weakref.ReferenceType[WriteBehind]) -> None:
-    """At interpreter exit: store what a writer still holds (the script never closed it)."""
-    writer = ref()
-    if writer is None or writer._closed:
-        return
-    try:
-        writer.drain(_EXIT_WAIT)
-    except Exception as e:
-        logger.error("UCMA could not store queued turns at exit: %s", e)

@@ -177,14 +177,20 @@ class LocalMiniLMEmbedder:
         ]
         out = np.empty((len(items), self.dimension), dtype=np.float64)
         workers = min(self._workers(), len(batches))
+        if workers > 1:  # onnxruntime releases the GIL while it runs
+            pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ucma-minilm")
+            try:
+                done = pool.map(lambda rows: runner.run([ids[i] for i in rows]), batches)
+            except RuntimeError:  # the interpreter's exit began (closing a memory): no new pool work
+                pool.shutdown()
+                workers = 1
+            else:
+                with pool:
+                    for rows, vectors in zip(batches, done, strict=True):
+                        out[rows] = vectors
         if workers <= 1:
             for rows in batches:
                 out[rows] = runner.run([ids[i] for i in rows])
-        else:  # onnxruntime releases the GIL while it runs
-            with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ucma-minilm") as pool:
-                done = pool.map(lambda rows: runner.run([ids[i] for i in rows]), batches)
-                for rows, vectors in zip(batches, done, strict=True):
-                    out[rows] = vectors
         result: list[list[float]] = out.tolist()
         return result
 

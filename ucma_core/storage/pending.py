@@ -37,13 +37,10 @@ Examples:
 
 from __future__ import annotations
 
-import atexit
 import base64
-import contextlib
 import itertools
 import threading
 import time
-import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
@@ -128,19 +125,6 @@ def matches(where: Mapping[str, Any] | None, metadata: Mapping[str, Any]) -> boo
 
 
 # ------------------------------------------------------------------ the buffer
-#: Every buffer with a running writer: drained when the interpreter exits, so no Chroma
-#: write is cut off half way by the end of the process (nothing would be lost: the
-#: journal has the records; the folder is just left as it would be after a crash).
-_LIVE: weakref.WeakSet[PendingVectors] = weakref.WeakSet()
-
-
-@atexit.register
-def _drain_at_exit() -> None:
-    for pending in list(_LIVE):
-        with contextlib.suppress(StorageError):
-            pending.settle()
-
-
 class Row(NamedTuple):
     """A record waiting for its Chroma write."""
 
@@ -214,7 +198,6 @@ class PendingVectors:
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="ucma-group-commit", daemon=True)
                 self._thread.start()
-                _LIVE.add(self)
             self._cond.notify_all()
 
     def discard(self, ids: Iterable[str]) -> None:
@@ -334,7 +317,6 @@ class PendingVectors:
     def close(self, timeout: float | None = None) -> None:
         """Stop the writer once the buffer is written (or at once, if Chroma is failing:
         what waits stays in the journal for the next open)."""
-        _LIVE.discard(self)
         with self._cond:
             self._stopped = True
             self._cond.notify_all()

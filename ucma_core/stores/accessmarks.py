@@ -11,9 +11,8 @@ transaction per batch and one journal entry per memory however often it was retu
   so every read sees every mark (read-through);
 * on a background thread, ``delay`` seconds after the first mark of a batch.
 
-A script that simply ends without ``close()`` keeps them too: the marks still queued are
-written when the interpreter exits (``atexit``; the hook holds each open :class:`AccessMarks`
-weakly, so a memory that is garbage is not kept alive, and it skips a closed one). A crash
+A script that simply ends without ``close()`` keeps them too: the interpreter's exit closes
+every memory still open (:mod:`~ucma_core.shutdown`), and a close writes them. A crash
 (``kill -9``, power loss) loses the marks still queued, at most those of the last ``delay``
 seconds since the last call that settled them; never stored data.
 
@@ -33,11 +32,8 @@ Examples:
 
 from __future__ import annotations
 
-import atexit
-import logging
 import threading
 import time
-import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -51,20 +47,6 @@ DELAY = 0.5
 KEEP_AT_MOST = 20_000
 #: Marks the background thread writes per hold of the memory's lock (a caller waits at most one).
 _CHUNK = 256
-#: Seconds the exit waits for the memory's lock (held by a thread still running) before it gives up.
-_EXIT_WAIT = 5.0
-
-logger = logging.getLogger(__name__)
-
-#: Every open :class:`AccessMarks`, weakly: settled when the interpreter exits.
-_LIVE: weakref.WeakSet[AccessMarks] = weakref.WeakSet()
-
-
-@atexit.register
-def _settle_at_exit() -> None:
-    """Write the marks a memory that was never closed still queues (at interpreter exit)."""
-    for marks in list(_LIVE):
-        marks.settle_at_exit(_EXIT_WAIT)
 
 
 class AccessMarks:
@@ -95,7 +77,6 @@ class AccessMarks:
         #: (starting a thread per batch made a ``remember`` wait for it to be scheduled).
         self._thread: threading.Thread | None = None
         self._closed = False
-        _LIVE.add(self)
 
     def __len__(self) -> int:
         return len(self._queue)
@@ -147,7 +128,6 @@ class AccessMarks:
             self._closed = True
             self._due = None
             self._wake.notify()
-        _LIVE.discard(self)
 
     def _next_due(self) -> bool:
         """Wait until a background write is due; ``False`` once closed."""
@@ -162,25 +142,6 @@ class AccessMarks:
                 else:
                     self._wake.wait()
             return False
-
-    def settle_at_exit(self, wait: float) -> None:
-        """Write the queued marks of a memory that was never closed (the interpreter exits).
-
-        Waits at most ``wait`` seconds for the memory's lock; never raises: a mark that cannot
-        be written (its folder is gone) is logged and dropped, as a crash would drop it."""
-        if self._closed or not self._queue:
-            return
-        if not self._lock.acquire(timeout=wait):
-            logger.warning("UCMA dropped %d access marks at exit: the memory stayed busy", len(self._queue))
-            return
-        try:
-            if not self._closed and not self.settle():
-                logger.warning("UCMA dropped %d access marks at exit: refused by the store", len(self._queue))
-        except Exception as e:  # the exit must go on; the marks are not stored data
-            logger.warning("UCMA dropped the access marks queued at exit: %s", e)
-        finally:
-            self._lock.release()
-        self.close()
 
     def _background(self) -> None:
         while self._next_due():

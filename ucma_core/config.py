@@ -385,7 +385,8 @@ class GroupCommitConfig:
     up to ``batch_size`` per call, as soon as that many wait or ``interval_seconds``
     after the oldest arrived. Larger writes go to Chroma at once, as before.
     ``Memory.flush()`` and ``Memory.close()`` wait until Chroma has them all. A memory
-    in PostgreSQL writes its vectors at once whatever this says.
+    in PostgreSQL does not use this: its new vectors wait in its ``pending`` table for a
+    background thread of the worker (see :mod:`ucma_core.storage.postgres.backend`).
     """
 
     #: Off: every write waits for Chroma (the behaviour before group commit).

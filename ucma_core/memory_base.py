@@ -277,7 +277,8 @@ class MemoryBase:
         folder) ``observe`` returns once the memory is durable in the folder's journal
         and visible to :meth:`remember`; a background writer adds the vectors to
         Chroma in batches. ``flush`` writes what waits now (``close`` does too). A
-        memory in PostgreSQL writes its vectors at once: there is nothing to flush.
+        memory in PostgreSQL keeps each new vector in its ``pending`` table until a
+        background thread adds it to Chroma; ``flush`` adds every worker's now.
         ``flush`` (like every call but ``remember``) also writes the access marks that
         ``remember`` queued (:mod:`~ucma_core.stores.accessmarks`).
 

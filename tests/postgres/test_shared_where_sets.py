@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 
 import psycopg
+import pytest
 
 from tests.postgres.conftest import Servers
 from ucma_core import Memory
@@ -92,3 +93,36 @@ def test_a_clause_listed_while_another_workers_vectors_wait_is_not_kept(servers:
             time.sleep(0.05)
         # nothing was committed since: only a set listed before the flush could hide it
         assert new in _ask(mem, "u1", "omega")
+
+
+def test_another_workers_record_is_found_by_keyword_while_its_vector_waits(servers: Servers) -> None:
+    """A record another worker committed is found by keyword before its vector reaches
+    Chroma, and scored against its own vector (from ``pending``); ``flush()`` puts every
+    worker's waiting vectors in Chroma."""
+    url = servers.url()
+    target = PostgresTarget.parse(url)
+    with (
+        Memory(url, embedder=HashingEmbedder(), config=servers.config()) as mem,
+        Memory(url, embedder=HashingEmbedder(), config=servers.config()) as other,
+        psycopg.connect(target.conninfo, autocommit=True) as conn,
+    ):
+        conn.execute(f'SET search_path TO "{target.schema}"')
+        for n, text in enumerate(TEXTS):
+            mem.observe(text, user_id="u1", timestamp=NOW - 1000 + n, keep=True)
+        mem.flush()
+        assert conn.execute("SELECT count(*) FROM pending").fetchone() == (0,)
+        # hold the memory's flush lock: the other worker's vector waits in `pending`
+        conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (lock_key(target, "flush"),))
+        try:
+            theirs = other.observe("u1 likes mint tea too", user_id="u1", timestamp=NOW - 1, keep=True)
+            assert conn.execute("SELECT count(*) FROM pending").fetchone() == (1,)
+            waiting = {r.id: r for r in mem.remember("mint tea", k=4, user_id="u1", now=NOW, reinforce=False)}
+            assert theirs in waiting and waiting[theirs].signals["keyword"] > 0
+            dense = waiting[theirs].signals["dense"]
+            assert dense > 0.2
+        finally:
+            conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (lock_key(target, "flush"),))
+        other.flush()
+        assert conn.execute("SELECT count(*) FROM pending").fetchone() == (0,)
+        flushed = {r.id: r for r in mem.remember("mint tea", k=4, user_id="u1", now=NOW, reinforce=False)}
+        assert flushed[theirs].signals["dense"] == pytest.approx(dense, abs=1e-5)

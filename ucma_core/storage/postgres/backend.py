@@ -82,6 +82,7 @@ from ucma_core.storage.postgres.connection import connect, create_schema, lock_k
 from ucma_core.storage.postgres.heldrows import HeldRows
 from ucma_core.storage.postgres.journal import PgJournal, db_errors
 from ucma_core.storage.postgres.keywords import PgKeywordIndex
+from ucma_core.storage.postgres.pendingvectors import pending_vectors
 from ucma_core.storage.postgres.repair import DROP_KEY, GEN_KEY, drop_left_behind, follow
 from ucma_core.storage.postgres.skipped import PgSkippedLog
 from ucma_core.storage.postgres.url import PostgresTarget
@@ -421,6 +422,26 @@ class PgBackend(Backend):
             return found
 
         return done
+
+    def vectors_of(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        return self.vectors_of_later(ids)()
+
+    def vectors_of_later(self, ids: Sequence[str]) -> Callable[[], dict[str, np.ndarray]]:
+        """As the folder's; a committed record whose vector still waits for its flush (another
+        worker's new record, found by keyword or graph) has it from ``pending`` (:mod:`.pendingvectors`)."""
+        wait = super().vectors_of_later(ids)
+
+        def done() -> dict[str, np.ndarray]:
+            found = wait()
+            if len(found) < len(ids):
+                found.update(pending_vectors(self._conn, [i for i in ids if i not in found]))
+            return found
+
+        return done
+
+    def flush(self) -> None:
+        """Return once Chroma holds every vector that waits in ``pending`` (any worker's)."""
+        self.flush_pending()
 
     def _write_pending(self, cur: Any) -> None:
         """In the commit's SQL transaction: the new records' rows and their pending vectors."""

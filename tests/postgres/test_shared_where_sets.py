@@ -5,7 +5,10 @@ the clause (real PostgreSQL and Chroma servers)."""
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import Iterator
+from typing import Any
 
 import psycopg
 import pytest
@@ -65,28 +68,44 @@ class _Pinned(HashingEmbedder):
         return [pinned if "alpha" in t or "omega" in t else v for t, v in zip(texts, found, strict=True)]
 
 
-def test_a_clause_listed_while_another_workers_vectors_wait_is_not_kept(servers: Servers) -> None:
+@contextlib.contextmanager
+def _two_workers(
+    servers: Servers, embedder: type[HashingEmbedder]
+) -> Iterator[tuple[Memory, Memory, Any, PostgresTarget]]:
+    """Two workers of one shared memory, and a DBA's connection in the memory's schema."""
     url = servers.url()
     target = PostgresTarget.parse(url)
     with (
-        Memory(url, embedder=_Pinned(), config=servers.config()) as mem,
-        Memory(url, embedder=_Pinned(), config=servers.config()) as other,
+        Memory(url, embedder=embedder(), config=servers.config()) as mem,
+        Memory(url, embedder=embedder(), config=servers.config()) as other,
         psycopg.connect(target.conninfo, autocommit=True) as conn,
     ):
         conn.execute(f'SET search_path TO "{target.schema}"')
+        yield mem, other, conn, target
+
+
+@contextlib.contextmanager
+def _flush_held(conn: Any, target: PostgresTarget) -> Iterator[None]:
+    """Hold the memory's flush lock, as a DBA could: every worker's new vectors wait in `pending`."""
+    key = lock_key(target, "flush")
+    conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (key,))
+    try:
+        yield
+    finally:
+        conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (key,))
+
+
+def test_a_clause_listed_while_another_workers_vectors_wait_is_not_kept(servers: Servers) -> None:
+    with _two_workers(servers, _Pinned) as (mem, other, conn, target):
         for n, text in enumerate(TEXTS):
             other.observe(text, user_id="u1", timestamp=NOW - 1000 + n, keep=True)
         other.flush()
         for _ in range(2):
             _ask(mem, "u1", "omega")
-        # hold the memory's flush lock: the other worker's next vector waits in `pending`
-        conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (lock_key(target, "flush"),))
-        try:
+        with _flush_held(conn, target):  # the other worker's next vector waits in `pending`
             new = other.observe("alpha note", user_id="u1", timestamp=NOW - 1, keep=True)
             for _ in range(3):  # the clause is listed while the vector is not in Chroma yet
                 assert new not in _ask(mem, "u1", "omega")
-        finally:
-            conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (lock_key(target, "flush"),))
         deadline = time.monotonic() + 120
         while conn.execute("SELECT 1 FROM pending").fetchone() is not None:
             assert time.monotonic() < deadline, "the other worker never flushed its pending vector"
@@ -99,29 +118,18 @@ def test_another_workers_record_is_found_by_keyword_while_its_vector_waits(serve
     """A record another worker committed is found by keyword before its vector reaches
     Chroma, and scored against its own vector (from ``pending``); ``flush()`` puts every
     worker's waiting vectors in Chroma."""
-    url = servers.url()
-    target = PostgresTarget.parse(url)
-    with (
-        Memory(url, embedder=HashingEmbedder(), config=servers.config()) as mem,
-        Memory(url, embedder=HashingEmbedder(), config=servers.config()) as other,
-        psycopg.connect(target.conninfo, autocommit=True) as conn,
-    ):
-        conn.execute(f'SET search_path TO "{target.schema}"')
+    with _two_workers(servers, HashingEmbedder) as (mem, other, conn, target):
         for n, text in enumerate(TEXTS):
             mem.observe(text, user_id="u1", timestamp=NOW - 1000 + n, keep=True)
         mem.flush()
         assert conn.execute("SELECT count(*) FROM pending").fetchone() == (0,)
-        # hold the memory's flush lock: the other worker's vector waits in `pending`
-        conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (lock_key(target, "flush"),))
-        try:
+        with _flush_held(conn, target):  # the other worker's vector waits in `pending`
             theirs = other.observe("u1 likes mint tea too", user_id="u1", timestamp=NOW - 1, keep=True)
             assert conn.execute("SELECT count(*) FROM pending").fetchone() == (1,)
             waiting = {r.id: r for r in mem.remember("mint tea", k=4, user_id="u1", now=NOW, reinforce=False)}
             assert theirs in waiting and waiting[theirs].signals["keyword"] > 0
             dense = waiting[theirs].signals["dense"]
             assert dense > 0.2
-        finally:
-            conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (lock_key(target, "flush"),))
         other.flush()
         assert conn.execute("SELECT count(*) FROM pending").fetchone() == (0,)
         flushed = {r.id: r for r in mem.remember("mint tea", k=4, user_id="u1", now=NOW, reinforce=False)}

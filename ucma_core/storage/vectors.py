@@ -452,6 +452,19 @@ class VectorStore:
 
         return found
 
+    def answered_here(self, where: Where | None, n: int) -> bool:
+        """Whether a search of ``n`` inside ``where`` is answered in the process from a kept
+        set (:meth:`nearest_later` is then done when it returns)."""
+        size = self.where_sets.size(where) if where else None
+        return size is not None and size <= self._breadth(n)
+
+    def _breadth(self, n: int) -> int:
+        """The largest set a search of ``n`` sees whole: Chroma's HNSW visits every admitted
+        record of a set no larger than its search breadth (``ef_search``)."""
+        hnsw = (getattr(self._col, "configuration", None) or {}).get("hnsw") or {}
+        breadth = hnsw.get("ef_search")
+        return max(n, breadth if isinstance(breadth, int) else 100)
+
     def _narrow(
         self, vector: Sequence[float], n: int, where: Where
     ) -> list[tuple[str, float, np.ndarray]] | None:
@@ -481,9 +494,7 @@ class VectorStore:
             ids = sets.get(where, token)
             if ids is None:
                 return None
-        hnsw = (getattr(self._col, "configuration", None) or {}).get("hnsw") or {}
-        breadth = hnsw.get("ef_search")
-        if len(ids) > max(n, breadth if isinstance(breadth, int) else 100):
+        if len(ids) > self._breadth(n):
             return None  # Chroma's index is approximate beyond its search breadth: it answers as before
         found = VectorStore.vectors_of_later(self, ids)()  # the stored vectors, not a write buffer's
         if len(found) < len(ids) or self.cache.token() != token:

@@ -410,8 +410,7 @@ class PgBackend(Backend):
         set answered in the process is done already: its hits' rows then come with the
         keyword search's statement (:mod:`.heldrows`)."""
         wait = super().nearest_later(vector, n, where)
-        size = self.vectors.where_sets.size(where) if where and self._held_rows.active else None
-        if size is not None and size <= max(n, self.config.chroma.search_ef or 100):
+        if self._held_rows.active and self.vectors.answered_here(where, n):
             found = wait()
             self._held_rows.saw(i for i, _, _ in found)
             return lambda: found

@@ -35,7 +35,7 @@ def main() -> None:
     embedder, where = make_embedder(args.embedder)
     folder = Path(tempfile.mkdtemp(prefix="ucma-consolidation-")) / "m"
     try:
-        ingest(folder, turns, embedder)
+        ingest(folder, turns, embedder, exact=False)  # Chroma's default search, as users have it
         clock = {"t": float(turns[-1]["timestamp"]) + 3 * 86_400.0}
         config = MemoryConfig(importance_threshold=0.0)
         with Memory(folder, embedder=embedder, config=config, clock=lambda: clock["t"]) as mem:

@@ -2,7 +2,10 @@
 
 The labelled set is the shipped conversation benchmark (``benchmarks/quality``:
 14 users, 12,094 turns, 704 questions), embedded with the default offline model the fusion
-weights were tuned for. The same memory folder is searched three ways with the
+weights were tuned for, with Chroma searching exactly as the quality benchmark does (with
+Chroma's default search, the index it builds in parallel made 176 of the 704 rankings differ
+between two builds of the folder on one machine, and one CI run lose three temporal answers
+from the top 10). The same memory folder is searched three ways with the
 public API: dense alone, keyword (BM25) alone, and the full fused retrieval; the full one
 must also keep every question kind of version 1 at least where the retrieval before
 issue 13 left it (less one question of slack per kind).
@@ -97,7 +100,8 @@ def test_fused_retrieval_beats_each_single_signal(labelled, tmp_path) -> None:
         assert fused[metric] >= max(dense[metric], keyword[metric]), (metric, fused, dense, keyword)
     for kind, (at5, at10) in BEFORE.items():
         # memory ids carry random bits, so exact score ties break differently from one build of
-        # the folder to the next: up to two questions of a kind move that way
+        # the folder to the next (12 of 704 rankings moved between two exact builds, no answer
+        # among them): up to two questions of a kind may move that way
         n = scores[kind]["n"]
         slack = 2.0 / n
         lost5, lost10 = KNOWN_LOSSES.get(kind, (0, 0))

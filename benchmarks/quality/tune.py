@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ucma_core import Memory, MemoryConfig
+from ucma_core import ChromaConfig, Memory, MemoryConfig
 
 from .embedders import make_embedder
 from .generate import DEFAULT_OUT
@@ -61,13 +61,24 @@ def split_users(dataset: dict[str, Any], split: str) -> set[str]:
 
 
 def ingest(
-    folder: Path, turns: list[dict[str, Any]], embedder: Any, imported: set[str] | None = None
+    folder: Path,
+    turns: list[dict[str, Any]],
+    embedder: Any,
+    imported: set[str] | None = None,
+    *,
+    exact: bool = True,
 ) -> None:
-    """Observe ``turns`` into a new memory folder as :func:`.run.run_ucma` does."""
+    """Observe ``turns`` into a new memory folder as :func:`.run.run_ucma` does.
+
+    With ``exact`` Chroma searches the folder exactly (``search_ef`` of at least the number of
+    turns, kept in the collection), so two folders built from the same turns rank alike; with
+    Chroma's default search the index it builds in parallel differs from one build to the next,
+    and so do rankings.
+    """
     clock = {"t": float(min(t["timestamp"] for t in turns))}
-    with Memory(
-        folder, embedder=embedder, config=MemoryConfig(importance_threshold=0.0), clock=lambda: clock["t"]
-    ) as mem:
+    chroma = ChromaConfig(search_ef=max(100, len(turns))) if exact else ChromaConfig()
+    config = MemoryConfig(importance_threshold=0.0, chroma=chroma)
+    with Memory(folder, embedder=embedder, config=config, clock=lambda: clock["t"]) as mem:
         observe_history(mem, turns, imported or set(), clock)
 
 

@@ -105,8 +105,8 @@ class BackgroundCycles:
         """Wait at most ``timeout`` seconds in all for the running threads; ``True`` if none
         runs when this returns."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        with self._guard:
-            threads = list(self._workers)
+        with self._guard:  # a cycle that closes its own memory does not wait for itself
+            threads = [thread for thread in self._workers if thread is not threading.current_thread()]
         for thread in threads:
             thread.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
         return not any(thread.is_alive() for thread in threads)

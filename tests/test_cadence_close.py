@@ -10,14 +10,11 @@ next one. Nothing here races on time: every wait is for an event.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from tests._persist_util import PRELUDE, REPO, RESULT, child_env, journal_lines
+from tests._persist_util import journal_lines, run_child
 from ucma_core import ConsolidationConfig, Memory, MemoryConfig
 from ucma_core.conversation import Cadence
 from ucma_core.embedders import HashingEmbedder
@@ -161,19 +158,8 @@ assert provider.entered.wait(60)
 
 
 def test_a_script_that_ends_during_a_cadence_cycle_leaves_a_clean_folder(tmp_path: Path) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-c", PRELUDE + CHILD, str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        cwd=REPO,
-        env=child_env(),
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    assert "UCMA" not in proc.stderr  # no "left ... as a crash would", no failed step
-    (episodes,) = [
-        json.loads(line[len(RESULT) :]) for line in proc.stdout.splitlines() if line.startswith(RESULT)
-    ]
+    stderr: list[str] = []
+    (episodes,) = run_child(CHILD, tmp_path, timeout=180.0, stderr=stderr)
+    assert "UCMA" not in stderr[0]  # no "left ... as a crash would", no failed step
     assert journal_lines(tmp_path) == []  # closed: the graph was folded into its snapshot
     reopen_and_resume(tmp_path, episodes)

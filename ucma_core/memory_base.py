@@ -320,9 +320,9 @@ class MemoryBase:
         return problems
 
     def stop_consolidation(self, timeout: float | None = 30.0) -> bool:
-        """Stop background consolidation, the ``start_consolidation`` thread and a cycle a
-        :class:`~ucma_core.conversation.Cadence` runs in the background (a running cycle stops
-        between phases or batches); ``True`` if all had stopped when this returned."""
+        """Stop background consolidation (the ``start_consolidation`` thread, and a cycle a
+        :class:`~ucma_core.conversation.Cadence` runs in the background): a running cycle stops
+        between phases or batches. ``True`` if all had stopped when this returned."""
         return self._background.stop(timeout)
 
     def _check_open(self, *, settle: bool = True) -> None:

@@ -89,12 +89,12 @@ def fact_sources(mem: Memory) -> set[str]:
     }
 
 
-def reopen_and_resume(folder: Path, episodes: list[str]) -> None:
-    """The folder holds the first batch's facts only, is consistent, and the next cycle
+def reopen_and_resume(target: Path | str, episodes: list[str], config: MemoryConfig = CONFIG) -> None:
+    """The memory holds the first batch's facts only, is consistent, and the next cycle
     extracts the rest."""
     released = threading.Event()
     released.set()
-    with Memory(folder, embedder=HashingEmbedder(), provider=HeldProvider(released), config=CONFIG) as again:
+    with Memory(target, embedder=HashingEmbedder(), provider=HeldProvider(released), config=config) as again:
         assert again.verify().ok
         assert fact_sources(again) == set(episodes[:2])  # the first batch, whole; nothing of the second
         report = again.consolidate()

@@ -5,9 +5,14 @@ leaves it, and the others are closed all the same."""
 
 from __future__ import annotations
 
+import dataclasses
+import threading
+
 from tests._persist_util import run_child
 from tests.postgres.conftest import Servers
+from tests.test_cadence_close import CONFIG, HeldProvider, Releaser, reopen_and_resume, seed
 from ucma_core import Memory
+from ucma_core.conversation import Cadence
 from ucma_core.embedders import HashingEmbedder
 
 
@@ -81,3 +86,26 @@ assert inside.wait(60)
         assert sorted(m.content for m in again.list_memories(user_id="u")) == jars
         assert sorted(h.content for h in again.remember("jar of plum jam", user_id="u", k=3)) == jars
         assert again.verify().ok
+
+
+def test_close_stops_a_workers_cadence_cycle_between_batches(servers: Servers) -> None:
+    # As in a folder (tests/test_cadence_close.py): the cycle holds the memory's job lock
+    # in PostgreSQL, and close() waits for it to stop before the worker lets go.
+    url = servers.url()
+    config = dataclasses.replace(
+        servers.config(), importance_threshold=0.0, consolidation=CONFIG.consolidation
+    )
+    release = threading.Event()
+    provider = HeldProvider(release)
+    mem = Memory(url, embedder=HashingEmbedder(), provider=provider, config=config)
+    episodes = seed(mem)
+    mem.attach(Releaser(release))
+    cadence = Cadence(1, background=True)
+    cadence.tick(mem)
+    assert provider.entered.wait(60)
+    mem.close()
+    assert cadence.wait(timeout=0)
+    report = cadence.last_report
+    assert cadence.last_error is None and report is not None and report.interrupted
+    assert provider.calls == 1
+    reopen_and_resume(url, episodes, config)

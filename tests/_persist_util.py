@@ -79,11 +79,18 @@ def child_env() -> dict[str, str]:
     return env
 
 
-def run_child(code: str, *args: object, timeout: float = 90.0, expect_rc: int | None = 0) -> list[Any]:
+def run_child(
+    code: str,
+    *args: object,
+    timeout: float = 90.0,
+    expect_rc: int | None = 0,
+    stderr: list[str] | None = None,
+) -> list[Any]:
     """Run ``PRELUDE + code`` in a fresh interpreter (``sys.argv[1:]`` = ``args``).
 
     Returns every value the child passed to :func:`emit`, in order. Fails with the
     child's output if its exit status is not ``expect_rc`` (``None``: any status).
+    The child's standard error is appended to ``stderr`` when one is given.
     """
     proc = subprocess.run(
         [sys.executable, "-c", PRELUDE + code, *map(str, args)],
@@ -94,6 +101,8 @@ def run_child(code: str, *args: object, timeout: float = 90.0, expect_rc: int | 
         env=child_env(),
         check=False,
     )
+    if stderr is not None:
+        stderr.append(proc.stderr)
     if expect_rc is not None and proc.returncode != expect_rc:
         raise AssertionError(
             f"child exited with {proc.returncode}, expected {expect_rc}\n"

@@ -8,10 +8,12 @@ import signal
 import threading
 from pathlib import Path
 
+import pytest
+
 from tests._persist_util import run_child
-from ucma_core import Memory, MemoryConfig
+from ucma_core import Memory, MemoryConfig, RetentionConfig
 from ucma_core.embedders import HashingEmbedder
-from ucma_core.errors import StorageError
+from ucma_core.errors import ConfigurationError, StorageError
 from ucma_core.stores.accessmarks import AccessMarks
 
 TEXTS = [
@@ -122,9 +124,9 @@ def test_a_script_that_never_closes_keeps_its_last_marks(tmp_path: Path) -> None
     folder = tmp_path / "m"
     (kettle, seen) = run_child(
         """
-from ucma_core.stores.accessmarks import AccessMarks
-AccessMarks.__init__.__kwdefaults__["delay"] = 3600.0
-mem = Memory(sys.argv[1], embedder=HashingEmbedder(), config=MemoryConfig(importance_threshold=0.0))
+from ucma_core import RetentionConfig
+config = MemoryConfig(importance_threshold=0.0, retention=RetentionConfig(access_mark_delay_seconds=3600.0))
+mem = Memory(sys.argv[1], embedder=HashingEmbedder(), config=config)
 emit(mem.observe("the blue kettle is on the top shelf of the pantry", user_id="u"))
 emit([mem.remember("where is the blue kettle?", user_id="u", k=1)[0].id for _ in range(2)])
 # no flush, no close: the interpreter simply exits
@@ -142,9 +144,8 @@ def test_the_exit_settle_leaves_closed_and_collected_memories_alone(tmp_path: Pa
     (alive,) = run_child(
         """
 import gc, shutil, weakref
-from ucma_core.stores.accessmarks import AccessMarks
-AccessMarks.__init__.__kwdefaults__["delay"] = 3600.0
-config = MemoryConfig(importance_threshold=0.0)
+from ucma_core import RetentionConfig
+config = MemoryConfig(importance_threshold=0.0, retention=RetentionConfig(access_mark_delay_seconds=3600.0))
 closed = Memory(Path(sys.argv[1]) / "closed", embedder=HashingEmbedder(), config=config)
 closed.observe("the red umbrella hangs behind the kitchen door", user_id="u")
 closed.remember("red umbrella", user_id="u", k=1)
@@ -218,3 +219,11 @@ def test_one_writer_thread_serves_every_batch_and_ends_at_close() -> None:
     (thread,) = seen
     thread.join(60)
     assert not thread.is_alive()
+
+
+def test_the_write_delay_is_a_checked_setting() -> None:
+    assert RetentionConfig().access_mark_delay_seconds == 0.5
+    assert RetentionConfig(access_mark_delay_seconds=0.0).access_mark_delay_seconds == 0.0
+    for bad in (-1.0, float("inf"), float("nan")):
+        with pytest.raises(ConfigurationError, match="access_mark_delay_seconds must be"):
+            RetentionConfig(access_mark_delay_seconds=bad)

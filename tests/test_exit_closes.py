@@ -18,11 +18,10 @@ from ucma_core.embedders import HashingEmbedder
 
 #: Prepended to every child: background writes wait far longer than the child lives.
 SLOW_BACKGROUND = """
-from ucma_core import GroupCommitConfig
-from ucma_core.stores.accessmarks import AccessMarks
-AccessMarks.__init__.__kwdefaults__["delay"] = 3600.0
+from ucma_core import GroupCommitConfig, RetentionConfig
 slow = GroupCommitConfig(batch_size=1000, interval_seconds=60)
-config = MemoryConfig(importance_threshold=0.0, group_commit=slow)
+late = RetentionConfig(access_mark_delay_seconds=3600.0)
+config = MemoryConfig(importance_threshold=0.0, group_commit=slow, retention=late)
 """
 
 

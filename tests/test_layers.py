@@ -25,6 +25,7 @@ LAYERS: list[set[str]] = [
         "openai_client",
         "progress",
         "shutdown",
+        "background",
     },
     {"embedders", "storage", "dynamics"},
     {"stores", "providers", "working_memory", "attachments"},

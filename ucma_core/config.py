@@ -71,12 +71,21 @@ class RetentionConfig:
     max_spacing_factor: float = 30.0
     #: Importance adds ``importance * importance_stability_bonus`` days of initial stability.
     importance_stability_bonus: float = 30.0
+    #: Seconds a memory folder waits, after the first access mark ``remember`` queued, before
+    #: a background thread writes the queued marks (see :mod:`ucma_core.stores.accessmarks`).
+    #: Any other call, ``close()`` and the interpreter's exit write them sooner; a crash
+    #: loses at most this many seconds of marks.
+    access_mark_delay_seconds: float = 0.5
 
     def __post_init__(self) -> None:
         _require(self.initial_stability_days > 0, "initial_stability_days must be > 0")
         _require(self.stability_boost >= 0, "stability_boost must be >= 0")
         _require(self.max_spacing_factor >= 1, "max_spacing_factor must be >= 1")
         _require(self.importance_stability_bonus >= 0, "importance_stability_bonus must be >= 0")
+        _require(
+            math.isfinite(self.access_mark_delay_seconds) and self.access_mark_delay_seconds >= 0,
+            "access_mark_delay_seconds must be a finite number of seconds >= 0",
+        )
 
 
 @dataclass(frozen=True)

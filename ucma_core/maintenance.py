@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ucma_core.config import MemoryConfig
 from ucma_core.consolidation import PHASES, ConsolidationReport, CycleContext, run_cycle
 from ucma_core.dynamics.forgetting import ForgettingReport
-from ucma_core.errors import InvalidInputError, RepairNeededError, UCMAError
+from ucma_core.errors import ClosedMemoryError, InvalidInputError, RepairNeededError, UCMAError
 from ucma_core.memory_base import MemoryBase
 from ucma_core.progress import ProgressCallback
 from ucma_core.protocols import Embedder
@@ -32,6 +32,9 @@ if TYPE_CHECKING:
     from ucma_core.storage.postgres.repair import RebuildResult
 
 __all__ = ["Maintenance"]
+
+#: The name of ``start_consolidation``'s thread.
+_INTERVAL = "ucma-consolidation"
 
 
 class Maintenance(MemoryBase):
@@ -317,11 +320,10 @@ class Maintenance(MemoryBase):
             raise InvalidInputError(f"interval_seconds must be > 0, got {interval_seconds!r}")
         with self._lock:
             self._check_open()
-            if self._background is not None and self._background.is_alive():
+            if self._background.running(_INTERVAL):
                 raise InvalidInputError("background consolidation is already running")
-            stop = threading.Event()
 
-            def loop() -> None:
+            def loop(stop: threading.Event) -> None:
                 while not stop.wait(float(interval_seconds)):
                     try:
                         self.last_consolidation = self.consolidate(stop=stop)
@@ -330,11 +332,11 @@ class Maintenance(MemoryBase):
                         if self._closed:
                             return
 
-            self._stop_background = stop
-            self._background = threading.Thread(target=loop, name="ucma-consolidation", daemon=True)
-            self._background.start()
+            if self._background.start(_INTERVAL, loop) is None:
+                raise ClosedMemoryError(f"memory at {self.path} is closing")
 
     @property
     def consolidation_running(self) -> bool:
-        """Whether a background consolidation thread is active."""
-        return self._background is not None and self._background.is_alive()
+        """Whether a background consolidation thread is active (``start_consolidation``'s, or
+        a cycle a :class:`~ucma_core.conversation.Cadence` runs in the background)."""
+        return self._background.running()

@@ -12,13 +12,13 @@ from __future__ import annotations
 import asyncio
 import functools
 import os
-import threading
 import time
 import uuid
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
+from ucma_core.background import BackgroundCycles
 from ucma_core.config import MemoryConfig
 from ucma_core.embedders.cache import CachedEmbedder, as_embedder
 from ucma_core.embedders.default import default_embedder
@@ -190,8 +190,8 @@ class MemoryBase:
         self._session_id = uuid.uuid4().hex
         self._working: WorkingMemory | None = None
         self._token_counter = token_counter
-        self._background: threading.Thread | None = None
-        self._stop_background: threading.Event | None = None
+        #: Consolidation threads (``start_consolidation``, a background ``Cadence``).
+        self._background = BackgroundCycles()
         #: The report of the last background consolidation cycle (``None`` before the first).
         self.last_consolidation: Any = None
         #: What adapters attached (see :mod:`ucma_core.attachments`), in the order attached.
@@ -255,6 +255,7 @@ class MemoryBase:
                 folder is closed all the same; what it could not store stays in its
                 outbox, if it has one, for the next open).
         """
+        self._background.close()  # running cycles wind down while attachments store what they hold
         errors = self._close_attachments()
         self.stop_consolidation()
         with self._lock:
@@ -319,15 +320,10 @@ class MemoryBase:
         return problems
 
     def stop_consolidation(self, timeout: float | None = 30.0) -> bool:
-        """Stop the background cycle (interrupting a running one between batches);
-        ``True`` if it had stopped when this returned."""
-        thread, stop = self._background, self._stop_background
-        if thread is None or stop is None:
-            return True
-        stop.set()
-        thread.join(timeout)
-        self._background = None if not thread.is_alive() else thread
-        return not thread.is_alive()
+        """Stop background consolidation (the ``start_consolidation`` thread, and a cycle a
+        :class:`~ucma_core.conversation.Cadence` runs in the background): a running cycle stops
+        between phases or batches. ``True`` if all had stopped when this returned."""
+        return self._background.stop(timeout)
 
     def _check_open(self, *, settle: bool = True) -> None:
         """Refuse a closed memory; with ``settle`` (every call but ``remember``) first write the

@@ -5,11 +5,15 @@ what :meth:`Memory.close <ucma_core.Memory.close>` does. Every memory that opene
 tracked here, weakly (a memory the program dropped is not kept alive for the exit), and
 one ``atexit`` hook closes those still open, newest first. For each one:
 
-1. its attachments store what they hold (a :class:`~ucma_core.conversation.WriteBehind`
+1. its background consolidation (``start_consolidation``'s thread, a background
+   :class:`~ucma_core.conversation.Cadence` cycle) is asked to stop, between two steps
+   (see :mod:`ucma_core.background`);
+2. its attachments store what they hold (a :class:`~ucma_core.conversation.WriteBehind`
    queue, the LangGraph checkpointer's outbox), given at most :data:`STORE_WAIT` seconds
    each, and are closed;
-2. its background consolidation stops;
-3. under its lock, the folder is closed: the access marks ``remember`` queued are written
+3. the exit waits at most :data:`LOCK_WAIT` seconds for the background consolidation to
+   stop;
+4. under its lock, the folder is closed: the access marks ``remember`` queued are written
    (a ``postgresql://`` memory commits the reader marks this worker kept), the vectors
    waiting for group commit go to Chroma, Chroma's vector index is saved and the bytes it
    wrote from unzeroed buffers are cleared, the graph is folded into a snapshot, and the
@@ -125,6 +129,7 @@ def _close(memory: MemoryBase) -> None:
     """:meth:`MemoryBase.close` with bounded waits (see the module)."""
     if memory._closed:
         return
+    memory._background.close()  # running cycles wind down while attachments store what they hold
     lock = memory._lock
     attached = list(reversed(memory._attached.values()))
     if attached:  # a writer's worker takes the lock: wait for it only if it can be had

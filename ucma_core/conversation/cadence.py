@@ -6,6 +6,10 @@ inline or on a background thread. One cycle runs at a time per memory, across ev
 cadence in the process: a due turn while a cycle runs (or while the memory's own
 ``start_consolidation`` thread is active) starts none, and the next due turn tries
 again.
+
+A background cycle is a thread of the memory's (:mod:`ucma_core.background`):
+``Memory.close()``, ``Memory.stop_consolidation()`` and the interpreter's exit ask it to
+stop between two steps and wait for it, as they do for ``start_consolidation``'s thread.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import threading
 import weakref
 from typing import Final
 
+from ucma_core.background import Worker
 from ucma_core.consolidation import ConsolidationReport
 from ucma_core.errors import ClosedMemoryError, InvalidInputError, UCMAError
 from ucma_core.memory import Memory
@@ -81,7 +86,7 @@ class Cadence:
         self.last_error: BaseException | None = None
         self._lock = threading.Lock()
         self._turns: dict[int, int] = {}
-        self._workers: dict[int, tuple[threading.Thread, threading.Event]] = {}
+        self._workers: dict[int, Worker] = {}
 
     # ------------------------------------------------------------------ decisions (no I/O)
     def due(self, memory: Memory) -> bool:
@@ -135,16 +140,21 @@ class Cadence:
         lock = _busy_lock(memory)
         if memory.consolidation_running or not lock.acquire(blocking=False):
             return None
-        stop = threading.Event()
-        thread = threading.Thread(
-            target=self._cycle, args=(memory, stop, lock), name="ucma-consolidation-cadence", daemon=True
-        )
+        try:  # a thread of the memory's: its close() stops it and waits for it
+            worker = memory._background.start(
+                "ucma-consolidation-cadence", lambda stop: self._cycle(memory, stop, lock)
+            )
+        except BaseException:
+            lock.release()
+            raise
+        if worker is None:  # the memory is closing
+            lock.release()
+            return None
         with self._lock:
-            self._workers[id(memory)] = (thread, stop)
-        thread.start()
+            self._workers[id(memory)] = worker
         if self.wait_seconds:
-            thread.join(self.wait_seconds)
-        return thread
+            worker.thread.join(self.wait_seconds)
+        return worker.thread
 
     def _cycle(self, memory: Memory, stop: threading.Event, lock: threading.Lock) -> None:
         try:

@@ -9,7 +9,8 @@ transaction per batch and one journal entry per memory however often it was retu
 * before anything else reads or writes the folder (the memory calls :meth:`AccessMarks.settle`
   when it takes its lock for any call but ``remember``, and before ``flush`` and ``close``),
   so every read sees every mark (read-through);
-* on a background thread, ``delay`` seconds after the first mark of a batch.
+* on a background thread, ``delay`` seconds after the first mark of a batch (a memory
+  folder's is ``config.retention.access_mark_delay_seconds``).
 
 A script that simply ends without ``close()`` keeps them too: the interpreter's exit closes
 every memory still open (:mod:`~ucma_core.shutdown`), and a close writes them. A crash

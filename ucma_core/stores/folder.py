@@ -107,7 +107,9 @@ class FolderStores:
 
             return SharedLock(self.backend)  # type: ignore[arg-type]
         lock = threading.RLock()
-        self._marks = AccessMarks(self._flush_retrievals, lock)
+        self._marks = AccessMarks(
+            self._flush_retrievals, lock, delay=self.config.retention.access_mark_delay_seconds
+        )
         return lock
 
     def read_lock(self, lock: Any) -> Any:

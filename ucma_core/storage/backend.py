@@ -25,8 +25,10 @@ undone, is finished instead), so a call that raised stored nothing.
 * :class:`~ucma_core.storage.recovery.Recovery` — what opening does after a crash
   (the open intent tells exactly what to undo or finish; records waiting for Chroma
   are added from the journal) or with damaged files: it never deletes what it cannot
-  account for, and raises :class:`RepairNeededError` where only a repair
-  (``repair=True``, ``Memory.repair``) could go on; derived data is rebuilt.
+  account for (it raises :class:`~ucma_core.errors.RepairNeededError`; ``repair=True``,
+  as ``Memory.repair`` opens, fixes it and reports what it restored and dropped); it
+  brings the keyword index in line with Chroma and rebuilds a damaged vector index
+  (a damaged keyword index file is rebuilt by ``KeywordIndex.open_or_rebuild``).
 * :class:`~ucma_core.storage.rekey.Rekey` — how the folder names tag, participant
   and metadata keys in Chroma, and the upgrade that names them afresh.
 """

@@ -13,10 +13,13 @@ inherits it); it holds no state of its own. Opening a folder goes through it:
   without an intent to explain it all raise :class:`RepairNeededError` (nothing is
   changed); :class:`~ucma_core.storage.backend.Backend` with ``repair=True``
   (``Memory.repair``) fixes them and reports what it restored and dropped.
-* Derived data — the keyword index and Chroma's vector index — is rebuilt when
-  damaged: when Chroma fails on its vector index, or lets a file grow past any size
-  the folder can need, the index is set aside and the open tried once more
-  (:meth:`Recovery._open_healing`), and the vectors are computed again from the text.
+* Derived data is rebuilt: the keyword index is brought in line with Chroma (a
+  damaged file of it is replaced on open by
+  :meth:`~ucma_core.storage.keywords.KeywordIndex.open_or_rebuild`), and Chroma's
+  vector index is computed again from the text when it cannot be read, was found
+  damaged before Chroma opened it, or when Chroma fails on it or lets a file grow past
+  any size the folder can need (then the index is set aside and the open tried once
+  more, :meth:`Recovery._open_healing`).
 """
 
 from __future__ import annotations

@@ -24,14 +24,25 @@ import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ucma_core.errors import StorageError
 from ucma_core.storage.diskspace import storage_error
 from ucma_core.storage.textcache import TextCache
 from ucma_core.storage.walcheckpoint import WalCheckpointer
 
-__all__ = ["DamagedIndexError", "KeywordHit", "KeywordIndex", "KeywordRow", "match_query", "search_filters"]
+if TYPE_CHECKING:
+    from ucma_core.records import MemoryRecord
+
+__all__ = [
+    "DamagedIndexError",
+    "KeywordHit",
+    "KeywordIndex",
+    "KeywordRow",
+    "keyword_row",
+    "match_query",
+    "search_filters",
+]
 
 _FILE = "keywords.sqlite3"
 _WAL_BYTES = 256 * 1024  # the log size at which the background thread checkpoints
@@ -66,6 +77,20 @@ class KeywordRow:
     timestamp: float
     #: The record's Chroma metadata (served by :meth:`KeywordIndex.rows`); ``None`` stores none.
     stored: dict[str, str | int | float | bool] | None = None
+
+
+def keyword_row(record: MemoryRecord, stored: dict[str, str | int | float | bool]) -> KeywordRow:
+    """The keyword index's row of ``record``, keeping ``stored`` (its Chroma metadata)."""
+    return KeywordRow(
+        id=record.id,
+        content=record.content,
+        user_id=record.user_id,
+        agent_id=record.agent_id,
+        session_id=record.session_id,
+        memory_type=record.memory_type.value,
+        timestamp=record.timestamp,
+        stored=stored,
+    )
 
 
 @dataclass(frozen=True)

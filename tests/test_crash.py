@@ -305,6 +305,4 @@ def crash_rounds(
 
 def test_acknowledged_writes_survive_sigkill(tmp_path: Path) -> None:
     seed = int(os.environ.get("UCMA_CRASH_SEED", "20240611"))  # override to explore other kill points
-    started = time.monotonic()
     crash_rounds(str(tmp_path / "memory"), tmp_path, seed=seed)
-    assert time.monotonic() - started < 100

@@ -41,6 +41,7 @@ from ucma_core.stores.prospective import ProspectiveStore
 from ucma_core.stores.semantic import SemanticStore
 
 if TYPE_CHECKING:
+    from ucma_core.storage.postgres.lock import SharedLock
     from ucma_core.storage.postgres.skipped import PgSkippedLog
 
 __all__ = ["FolderStores", "KeyRef"]
@@ -66,6 +67,7 @@ class FolderStores:
         self.config = config
         self._shared = isinstance(folder, PostgresTarget)
         self._marks: AccessMarks | None = None
+        self._shared_lock: SharedLock | None = None
         opener: type[Backend] = Backend
         if isinstance(folder, PostgresTarget):
             from ucma_core.storage.postgres.backend import PgBackend
@@ -105,7 +107,8 @@ class FolderStores:
         if self._shared:
             from ucma_core.storage.postgres.lock import SharedLock
 
-            return SharedLock(self.backend)  # type: ignore[arg-type]
+            self._shared_lock = SharedLock(self.backend)  # type: ignore[arg-type]
+            return self._shared_lock
         lock = threading.RLock()
         self._marks = AccessMarks(
             self._flush_retrievals, lock, delay=self.config.retention.access_mark_delay_seconds
@@ -250,6 +253,8 @@ class FolderStores:
             if self._marks is not None:
                 self._marks.settle()
                 self._marks.close()
+            if self._shared_lock is not None:
+                self._shared_lock.close()
         finally:
             self.backend.close(compact=compact)
 

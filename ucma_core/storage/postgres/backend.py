@@ -201,6 +201,11 @@ class PgBackend(Backend):
             raise
 
     # ------------------------------------------------------------------ the write lock
+    @property
+    def held(self) -> str | None:
+        """``"x"`` while this worker holds the write lock exclusively, ``"s"`` shared, else ``None``."""
+        return self._held
+
     def lock(self, *, sync: bool = True, shared: bool = False) -> None:
         """Wait for the memory's write lock (``shared``: the readers' share of it), then apply
         what other workers committed. Readers first flush this worker's own pending

@@ -86,8 +86,6 @@ _OWN_FILES = frozenset(
     }
 )
 _PAGE = 1000
-#: Its former name, which :mod:`ucma_core.storage.postgres.backend` imports.
-_keyword_row = keyword_row
 
 
 def _own(name: str) -> bool:

@@ -72,10 +72,10 @@ from ucma_core.errors import StorageError
 from ucma_core.progress import ProgressCallback
 from ucma_core.records import MemoryRecord
 from ucma_core.storage import codec
-from ucma_core.storage.backend import Backend, Embed, _keyword_row
+from ucma_core.storage.backend import Backend, Embed
 from ucma_core.storage.graph import MemoryGraph
 from ucma_core.storage.journal import Intent
-from ucma_core.storage.keywords import KeywordRow
+from ucma_core.storage.keywords import KeywordRow, keyword_row
 from ucma_core.storage.manifest import Manifest, new_key_secret
 from ucma_core.storage.postgres import tombstones
 from ucma_core.storage.postgres.connection import connect, create_schema, lock_key, pool, use_schema
@@ -346,7 +346,7 @@ class PgBackend(Backend):
             return
         with self.graph.batch():
             metadatas = [codec.to_metadata(r, self.keys) for r in records]
-            rows = [_keyword_row(r, m) for r, m in zip(records, metadatas, strict=True)]
+            rows = [keyword_row(r, m) for r, m in zip(records, metadatas, strict=True)]
             try:
                 pending = [
                     (

@@ -251,6 +251,6 @@ class People:
             for person in (node.get("participants") if node is not None else None) or ():
                 if isinstance(person, str) and person.strip():
                     into.people.setdefault(person.strip().casefold(), person.strip())
-        for text, _ in self._backend.rows(list(texts)).values() if texts else ():
+        for text in self._backend.texts(list(texts)).values() if texts else ():  # fields not decoded
             into.mentions.update(name.casefold() for name in names(text))
             into.proper |= inside_names(text)

@@ -645,8 +645,9 @@ class Retriever:
         hop, context and graph ones) come from ``prefetch``, the one read started before
         context and graph evidence were added (those read before come from the vector
         cache, see :meth:`Backend.vectors_of`); only a candidate it did not ask for (a
-        correction or answer :func:`~ucma_core.retrieval.markers.pull` brought in) is read here. Their dense signal is the
-        cosine similarity to the query. Tags and metadata filters are checked here for them.
+        correction or answer :func:`~ucma_core.retrieval.markers.pull` brought in) is read here.
+        Their dense signal is the cosine similarity to the query. Tags and metadata filters
+        are checked here for them.
         """
         graph = self._ctx.backend.graph
         missing = [

@@ -212,10 +212,12 @@ class Retriever:
             pre = _strength(fuse(self._admissible(signals, filters), fusion, active - {"graph"}))
             turns = Turns(ctx.backend.graph)
             event = ask.event if ask is not None else None
-            texts = self._texts(self._worth_reading(pre, turns, ask))
+            # what an assistant said passes on half as much as context (see :meth:`_context`)
+            passed_on = {i: v if self._observed(i) else GENERATED_CONTEXT * v for i, v in pre.items()}
+            texts = self._texts(self._worth_reading(pre, passed_on, turns, ask))
             if self._hop(signals, pre, texts, keyword_text, user, filters, census, notes):
                 active.add("hop")
-            evidence = self._context(pre, texts, turns, event)
+            evidence = self._context(passed_on, texts, turns, event)
             reached = self._reach(pre, filters)
             # one read of every vector the candidates lack (dense search missed them): it runs on
             # the vector store's worker while context and graph evidence are added
@@ -465,14 +467,15 @@ class Retriever:
                 found = True
         return found
 
-    def _worth_reading(self, pre: dict[str, float], turns: Turns, ask: TimeAsk | None) -> list[str]:
+    def _worth_reading(
+        self, pre: dict[str, float], strength: dict[str, float], turns: Turns, ask: TimeAsk | None
+    ) -> list[str]:
         """The candidates whose text retrieval reads: the seeds of the name hop and of context
         (with the turns around them), and for a time span the best candidates (for the times
         their text mentions)."""
         fusion = self._ctx.config.fusion
         wanted = set(_top(pre, fusion.hop_seeds))
         graph = self._ctx.backend.graph
-        strength = {i: v if self._observed(i) else GENERATED_CONTEXT * v for i, v in pre.items()}
         for seed in _top(strength, fusion.context_seeds) if fusion.context > 0 else ():
             wanted.add(seed)
             for direction in ("in", "out"):  # the assistant's turns next to it: do they ask for a reply?
@@ -484,18 +487,18 @@ class Retriever:
         return sorted(wanted)
 
     def _context(
-        self, pre: dict[str, float], texts: dict[str, str], turns: Turns, event: str | None
+        self, strength: dict[str, float], texts: dict[str, str], turns: Turns, event: str | None
     ) -> dict[str, float]:
         """Context evidence for the replies to the best candidates (and what they reply to), and
         for the turns around the event a "before / after <event>" question is anchored on
-        (:meth:`_add_context` adds it to the signals)."""
+        (:meth:`_add_context` adds it to the signals). ``strength`` is each candidate's ``pre``
+        score, :data:`GENERATED_CONTEXT` of it for a generated turn: what an assistant said
+        passes on half as much (its "What did they suggest?" matches many questions and is
+        answered by whatever the user says next)."""
         fusion = self._ctx.config.fusion
         if fusion.context <= 0 or fusion.context_seeds == 0:
             return {}
         observed = self._observed  # generated turns (an assistant's "Noted!") gain nothing
-        # what an assistant said passes on half as much: its "What did they suggest?" matches many
-        # questions and is answered by whatever the user says next
-        strength = {i: v if observed(i) else GENERATED_CONTEXT * v for i, v in pre.items()}
         seeds = _top(strength, fusion.context_seeds)
         evidence = context_evidence(
             turns, strength, seeds, observed, lambda i: invites_reply(texts.get(i, ""))

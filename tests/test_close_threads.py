@@ -1,6 +1,6 @@
-"""A ``remember`` that raises half way waits for the read of candidate vectors it started
-early (nothing of it keeps running on the store), and ``close()`` then leaves no thread
-of the memory running."""
+"""A ``remember`` that raises half way leaves no read of candidate vectors running on the
+store (one it started is waited for), and ``close()`` then leaves no thread of the memory
+running."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def test_a_remember_that_raised_half_way_leaves_no_read_running_and_close_no_thr
 ) -> None:
     assert ucma_threads() == []
     release, started, finished = threading.Event(), threading.Event(), threading.Event()
-    # few dense candidates, so the keyword matches' vectors are read early, apart
+    # few dense candidates, so the keyword matches' vectors are read apart
     config = MemoryConfig(fusion=FusionConfig(min_candidates=2, candidates_per_result=1))
     mem = Memory(tmp_path / "memory", embedder=EventEmbedderFails(release), config=config)
     for n in range(30):
@@ -64,9 +64,10 @@ def test_a_remember_that_raised_half_way_leaves_no_read_running_and_close_no_thr
 
     monkeypatch.setattr(Collection, "get", held_vector_reads)
     with pytest.raises(RuntimeError, match="went away"):
-        # the event is embedded after the early read started (no memory names it by keyword)
+        # the event is embedded half way (no memory names it by keyword)
         mem.remember(f"what did we eat with Rui after the {EVENT}?", k=1, user_id="ana")
-    # the early read was waited for (it ran, and it ended) before the error reached the caller
-    assert started.is_set() and finished.is_set()
+    # a read of vectors that started was waited for (it ended) before the error reached the
+    # caller; the one read of a remember starts after the event is embedded, so here none did
+    assert finished.is_set() or not started.is_set()
     mem.close()
     assert ucma_threads() == []

@@ -78,3 +78,24 @@ def test_a_text_read_is_the_text_of_a_row_read(tmp_path: Path) -> None:
         assert len(rows) == 5
     finally:
         index.close()
+
+
+def test_a_remember_reads_the_vectors_its_dense_search_missed_at_most_once(tmp_path: Path) -> None:
+    # no vector cache: every vector a remember lacks is read from Chroma; sessions of turns
+    # that name people bring keyword, hop, context and graph candidates dense search misses
+    config = MemoryConfig(importance_threshold=0.0, vector_cache_size=0)
+    people = ["Zainab", "Oskar", "Mireille", "Tomasz", "Ines", "Kwame"]
+    topics = ["the pottery class", "a hiking trip", "the new job", "a sourdough starter", "the garden"]
+    with Memory(tmp_path / "m", embedder=HashingEmbedder(), config=config) as mem:
+        for n in range(120):
+            who, what = people[n % len(people)], topics[(n // 3) % len(topics)]
+            text = f"Talked with {who} about {what} on day {n}. Did {people[(n + 2) % 6]} join?"
+            mem.observe(text, user_id="ana", session_id=f"s{n // 12}", timestamp=1.7e9 + 60 * n)
+        mem.flush()
+        reads = []
+        for query in ("what did Zainab say about pottery?", "hiking with Oskar", "sourdough starter tips"):
+            before = mem.stats()["vector_cache"]["reads"]
+            assert mem.remember(query, k=5, user_id="ana", reinforce=False)
+            reads.append(mem.stats()["vector_cache"]["reads"] - before)
+    assert max(reads) <= 1  # at most one read per remember
+    assert sum(reads) >= 1  # and some remember needed one

@@ -138,8 +138,10 @@ def names(text: str, exclude: Iterable[str] = ()) -> list[str]:
         word = m.group(1)
         if word in _NOT_NAMES or word.lower() in skip:
             continue
-        before = text[: m.start()].rstrip()
-        opening = not before or before[-1] in '.!?:;"('
+        at = m.start()  # the last character before the word that is not a space
+        while at and text[at - 1].isspace():
+            at -= 1
+        opening = not at or text[at - 1] in '.!?:;"('
         if opening and (word.lower() in _OPENERS or word.endswith(("ed", "ing", "ly"))):
             continue
         found[word] = None

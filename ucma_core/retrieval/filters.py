@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from typing import Any
 
 from ucma_core.errors import InvalidInputError
@@ -155,12 +155,28 @@ class Filters:
             return None
         return clauses[0] if len(clauses) == 1 else {"$and": clauses}
 
+    @cached_property
+    def _admission(self) -> tuple[tuple[tuple[str, str | None], ...], frozenset[str]]:
+        """What :meth:`admits` compares, read once: the ``(field, value)`` pairs a node must
+        have (:meth:`Scope.admits`) and the memory type values admitted (empty: any)."""
+        scope = self.scope
+        pairs: list[tuple[str, str | None]] = []
+        if not isinstance(scope.user_id, AnyScope):
+            pairs.append(("user_id", scope.user_id))
+        for name in ("agent_id", "session_id"):
+            value = scope.exact(name)
+            if value is not None:
+                pairs.append((name, value))
+        return tuple(pairs), frozenset(t.value for t in self.memory_types)
+
     def admits(self, attrs: Mapping[str, Any]) -> bool:
         """Whether a graph node passes the scope, type, time and source filters (tags and
         metadata live in the stored row: see :meth:`admits_row`)."""
-        if not self.scope.admits(attrs):
-            return False
-        if self.memory_types and attrs.get("memory_type") not in {t.value for t in self.memory_types}:
+        pairs, types = self._admission
+        for name, value in pairs:  # the scope, as :meth:`Scope.admits`
+            if attrs.get(name) != value:
+                return False
+        if types and attrs.get("memory_type") not in types:
             return False
         if self.time_range is not None:
             ts = float(attrs.get("timestamp", 0.0))

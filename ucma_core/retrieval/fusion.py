@@ -98,11 +98,12 @@ def fuse(
     """
     playing = set(active) | {"dense"}
     in_play = [s for s in SIGNALS if s in playing and _weight(config, s) > 0]
-    total = sum(_weight(config, s) for s in in_play) or 1.0
+    weighted = [(s, _weight(config, s)) for s in in_play]
+    total = sum(w for _, w in weighted) or 1.0
     values = calibrated(signals, config)
     fused: dict[str, float] = {}
     for memory_id, sig in values.items():
-        fused[memory_id] = sum(_weight(config, s) * sig.get(s, 0.0) for s in in_play) / total
+        fused[memory_id] = sum(w * sig.get(s, 0.0) for s, w in weighted) / total
     share = config.rank_fusion
     if share > 0:
         ranks = [_ranks(signals, s) for s in ("dense", "keyword") if s in in_play]

@@ -1,7 +1,8 @@
 """A read of candidates' vectors started early in a search, waited for exactly once.
 
-:meth:`~ucma_core.retrieval.search.Retriever.search` starts reading the vectors of its
-keyword and entity candidates on the vector store's worker while it does other work.
+:meth:`~ucma_core.retrieval.search.Retriever.search` starts reading, in one read, the vectors
+of every candidate dense search missed (keyword, entity, hop, context and graph ones) on the
+vector store's worker while it adds context and graph evidence.
 :class:`Prefetch` holds that read: the search takes its answer with :meth:`Prefetch.read`,
 and :meth:`Prefetch.settle` (in a ``finally``) waits for it when a stage in between
 raised, so no read is left running on a store about to close.

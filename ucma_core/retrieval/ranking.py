@@ -32,6 +32,10 @@ def observed_source(source: str) -> bool:
 Node = MemoryNode
 #: Learned knowledge, whose retention fades slower (as in :mod:`ucma_core.dynamics.forgetting`).
 KNOWLEDGE = frozenset({MemoryType.SEMANTIC.value, MemoryType.PROCEDURAL.value, MemoryType.LEARNING.value})
+# the enum values the rank compares with, read once (an enum member's ``.value`` is a descriptor call)
+_SEMANTIC, _PROCEDURAL = MemoryType.SEMANTIC.value, MemoryType.PROCEDURAL.value
+_LEARNING, _PROSPECTIVE = MemoryType.LEARNING.value, MemoryType.PROSPECTIVE.value
+_DEPRECATED, _RESOLVED = ProcedureStatus.DEPRECATED.value, IntentionStatus.RESOLVED.value
 
 
 @dataclass(frozen=True)
@@ -64,9 +68,9 @@ def effective_importance(node: Node) -> float:
     """Importance, tempered by how much the memory has earned trust."""
     importance = node.importance
     kind = node.MEMORY_TYPE
-    if kind in (MemoryType.SEMANTIC.value, MemoryType.LEARNING.value):
+    if kind in (_SEMANTIC, _LEARNING):
         return importance * (0.5 + 0.5 * float(node.get("confidence", 1.0)))
-    if kind == MemoryType.PROCEDURAL.value:
+    if kind == _PROCEDURAL:
         score = evidence_weighted_score(float(node.get("success_rate", 0.0)), int(node.get("executions", 0)))
         return importance * (0.5 + 0.5 * score)
     return importance
@@ -75,13 +79,13 @@ def effective_importance(node: Node) -> float:
 def is_current(node: Node, now: float) -> bool:
     """False for superseded facts, deprecated procedures and resolved intentions."""
     kind = node.MEMORY_TYPE
-    if kind == MemoryType.SEMANTIC.value:
+    if kind == _SEMANTIC:
         valid_to = node.get("valid_to")
         return valid_to is None or float(valid_to) > now
-    if kind == MemoryType.PROCEDURAL.value:
-        return bool(node.get("status") != ProcedureStatus.DEPRECATED.value)
-    if kind == MemoryType.PROSPECTIVE.value:
-        return bool(node.get("status") != IntentionStatus.RESOLVED.value)
+    if kind == _PROCEDURAL:
+        return bool(node.get("status") != _DEPRECATED)
+    if kind == _PROSPECTIVE:
+        return bool(node.get("status") != _RESOLVED)
     return True
 
 

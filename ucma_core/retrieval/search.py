@@ -178,14 +178,7 @@ class Retriever:
         add_keyword(keyword)
         if any("keyword" in s for s in signals.values()):
             active.add("keyword")
-        # the vectors of the keyword and entity candidates dense search missed: read meanwhile
-        graph = ctx.backend.graph
-        early = [
-            i
-            for i in dict.fromkeys([*signals, *entity_hits])
-            if i not in vectors and (node := graph.node(i)) is not None and filters.admits(node)
-        ]
-        prefetch = Prefetch(set(early), ctx.backend.vectors_of_later(early))
+        prefetch: Prefetch | None = None
         try:
             ask = self._time_ask(plan, filters, now, notes) if filters.time_range is None else None
             if ask is not None and ask.span is not None:
@@ -219,19 +212,27 @@ class Retriever:
             pre = _strength(fuse(self._admissible(signals, filters), fusion, active - {"graph"}))
             turns = Turns(ctx.backend.graph)
             event = ask.event if ask is not None else None
-            texts = self._texts(self._worth_reading(pre, turns, ask))
+            # what an assistant said passes on half as much as context (see :meth:`_context`)
+            passed_on = {i: v if self._observed(i) else GENERATED_CONTEXT * v for i, v in pre.items()}
+            texts = self._texts(self._worth_reading(pre, passed_on, turns, ask))
             if self._hop(signals, pre, texts, keyword_text, user, filters, census, notes):
                 active.add("hop")
-            if self._context(signals, pre, texts, turns, event):
+            evidence = self._context(passed_on, texts, turns, event)
+            reached = self._reach(pre, filters)
+            # one read of every vector the candidates lack (dense search missed them): it runs on
+            # the vector store's worker while context and graph evidence are added
+            prefetch = self._prefetch([*signals, *evidence, *reached], vectors, filters)
+            if self._add_context(signals, evidence):
                 active.add("context")
-            self._expand(signals, pre, filters)
+            self._expand(signals, reached)
             # every candidate, also those the hop, context and graph brought in
             self._mark_structured(signals, plan, speakers)
             for memory_id in pull(signals, ctx.backend.graph.node):  # corrections and answers
                 signals.setdefault(memory_id, {})
             nodes = self._complete(signals, vectors, filters, qvec, prefetch)
         finally:
-            prefetch.settle()  # when a stage above raised: no read left running on the store
+            if prefetch is not None:
+                prefetch.settle()  # when a stage above raised: no read left running on the store
 
         relevance = fuse(signals, fusion, active)
         if ask is not None:
@@ -466,14 +467,15 @@ class Retriever:
                 found = True
         return found
 
-    def _worth_reading(self, pre: dict[str, float], turns: Turns, ask: TimeAsk | None) -> list[str]:
+    def _worth_reading(
+        self, pre: dict[str, float], strength: dict[str, float], turns: Turns, ask: TimeAsk | None
+    ) -> list[str]:
         """The candidates whose text retrieval reads: the seeds of the name hop and of context
         (with the turns around them), and for a time span the best candidates (for the times
         their text mentions)."""
         fusion = self._ctx.config.fusion
         wanted = set(_top(pre, fusion.hop_seeds))
         graph = self._ctx.backend.graph
-        strength = {i: v if self._observed(i) else GENERATED_CONTEXT * v for i, v in pre.items()}
         for seed in _top(strength, fusion.context_seeds) if fusion.context > 0 else ():
             wanted.add(seed)
             for direction in ("in", "out"):  # the assistant's turns next to it: do they ask for a reply?
@@ -485,22 +487,18 @@ class Retriever:
         return sorted(wanted)
 
     def _context(
-        self,
-        signals: dict[str, dict[str, float]],
-        pre: dict[str, float],
-        texts: dict[str, str],
-        turns: Turns,
-        event: str | None,
-    ) -> bool:
+        self, strength: dict[str, float], texts: dict[str, str], turns: Turns, event: str | None
+    ) -> dict[str, float]:
         """Context evidence for the replies to the best candidates (and what they reply to), and
-        for the turns around the event a "before / after <event>" question is anchored on."""
+        for the turns around the event a "before / after <event>" question is anchored on
+        (:meth:`_add_context` adds it to the signals). ``strength`` is each candidate's ``pre``
+        score, :data:`GENERATED_CONTEXT` of it for a generated turn: what an assistant said
+        passes on half as much (its "What did they suggest?" matches many questions and is
+        answered by whatever the user says next)."""
         fusion = self._ctx.config.fusion
         if fusion.context <= 0 or fusion.context_seeds == 0:
-            return False
+            return {}
         observed = self._observed  # generated turns (an assistant's "Noted!") gain nothing
-        # what an assistant said passes on half as much: its "What did they suggest?" matches many
-        # questions and is answered by whatever the user says next
-        strength = {i: v if observed(i) else GENERATED_CONTEXT * v for i, v in pre.items()}
         seeds = _top(strength, fusion.context_seeds)
         evidence = context_evidence(
             turns, strength, seeds, observed, lambda i: invites_reply(texts.get(i, ""))
@@ -509,9 +507,26 @@ class Retriever:
             before, after = session_window(turns, event, fusion.event_window, observed)
             for step, memory_id in (*enumerate(reversed(before)), *enumerate(after)):
                 evidence[memory_id] = max(evidence.get(memory_id, 0.0), fusion.event * 0.5**step)
+        return evidence
+
+    @staticmethod
+    def _add_context(signals: dict[str, dict[str, float]], evidence: dict[str, float]) -> bool:
+        """The ``context`` signal of :meth:`_context`'s evidence; whether there was any."""
         for memory_id, value in evidence.items():
             signals[memory_id]["context"] = max(signals[memory_id].get("context", 0.0), value)
         return bool(evidence)
+
+    def _prefetch(
+        self, candidates: Iterable[str], vectors: dict[str, np.ndarray], filters: Filters
+    ) -> Prefetch:
+        """Start reading the vectors of the admissible ``candidates`` not in ``vectors``."""
+        graph = self._ctx.backend.graph
+        wanted = [
+            i
+            for i in dict.fromkeys(candidates)
+            if i not in vectors and (node := graph.node(i)) is not None and filters.admits(node)
+        ]
+        return Prefetch(set(wanted), self._ctx.backend.vectors_of_later(wanted))
 
     def _observed(self, memory_id: str) -> bool:
         """Whether a memory was said or seen by someone (a user, a tool) rather than generated."""
@@ -589,14 +604,12 @@ class Retriever:
             if procedural and node.get("memory_type") == MemoryType.PROCEDURAL.value:
                 sig["kind"] = 1.0
 
-    def _expand(
-        self, signals: dict[str, dict[str, float]], pre: dict[str, float], filters: Filters
-    ) -> list[str]:
-        """Pull in graph neighbours of the best candidates (by ``pre``) with discounted
-        activation; returns the ids that were not candidates before."""
+    def _reach(self, pre: dict[str, float], filters: Filters) -> dict[str, float]:
+        """The admissible memories the graph reaches from the best candidates (by ``pre``),
+        with their discounted activation relative to the best seed (:meth:`_expand` adds them)."""
         cfg = self._ctx.config
         if cfg.fusion.graph_seeds == 0 or cfg.graph.max_hops == 0 or not pre:
-            return []
+            return {}
         seeds = {i: pre[i] for i in _top(pre, cfg.fusion.graph_seeds)}
         graph = self._ctx.backend.graph
         reached = graph.expand(
@@ -607,15 +620,19 @@ class Retriever:
             min_weight=cfg.graph.min_edge_weight,
         )
         top = max(seeds.values(), default=0.0) or 1.0
-        new = []
+        out: dict[str, float] = {}
         for node_id, (_, activation) in reached.items():
             attrs = graph.node(node_id)
             if attrs is None or attrs.get("kind") != "memory" or not filters.admits(attrs):
                 continue
-            if node_id not in signals:
-                new.append(node_id)
-            signals[node_id]["graph"] = max(signals[node_id].get("graph", 0.0), activation / top)
-        return new
+            out[node_id] = activation / top
+        return out
+
+    @staticmethod
+    def _expand(signals: dict[str, dict[str, float]], reached: dict[str, float]) -> None:
+        """The ``graph`` signal of what :meth:`_reach` found (pulled in as candidates)."""
+        for node_id, value in reached.items():
+            signals[node_id]["graph"] = max(signals[node_id].get("graph", 0.0), value)
 
     def _complete(
         self,
@@ -627,11 +644,13 @@ class Retriever:
     ) -> dict[str, MemoryNode]:
         """The graph record of every admissible candidate; drops the others from ``signals``.
 
-        The vectors of admissible candidates no dense search returned (keyword, entity
-        and graph ones) are read in one lookup (those read before come from the vector
-        cache, see :meth:`Backend.vectors_of`); ``prefetch`` holds the ids whose read
-        started earlier and the function that waits for it. Their dense signal is the
-        cosine similarity to the query. Tags and metadata filters are checked here for them.
+        The vectors of admissible candidates no dense search returned (keyword, entity,
+        hop, context and graph ones) come from ``prefetch``, the one read started before
+        context and graph evidence were added (those read before come from the vector
+        cache, see :meth:`Backend.vectors_of`); only a candidate it did not ask for (a
+        correction or answer :func:`~ucma_core.retrieval.markers.pull` brought in) is read here.
+        Their dense signal is the cosine similarity to the query. Tags and metadata filters
+        are checked here for them.
         """
         graph = self._ctx.backend.graph
         missing = [

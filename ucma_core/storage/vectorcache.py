@@ -66,8 +66,8 @@ class VectorCache:
         >>> cache.forget(["a"])
         >>> sorted(cache.get(["a", "b"]))
         ['b']
-        >>> len(cache), cache.hits, cache.misses
-        (1, 3, 2)
+        >>> len(cache), cache.hits, cache.misses, cache.reads
+        (1, 3, 2, 2)
         >>> small = VectorCache(100, max_bytes=8 * 4)  # room for two 4-float vectors
         >>> small.put({k: np.ones(4, dtype=np.float32) for k in "xyz"}, small.token())
         >>> sorted(small.get("xyz")), small.nbytes
@@ -81,6 +81,8 @@ class VectorCache:
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
+        #: Lookups that missed a vector (each is followed by one read of the store).
+        self.reads = 0
         self._writes = 0
 
     def __len__(self) -> int:
@@ -92,13 +94,21 @@ class VectorCache:
         return self._rows.nbytes
 
     def stats(self) -> dict[str, int]:
-        """Vectors held, bytes of vector data allocated, hits and misses so far."""
-        return {"vectors": len(self._rows), "bytes": self.nbytes, "hits": self.hits, "misses": self.misses}
+        """Vectors held, bytes of vector data allocated, hits and misses so far, and
+        ``reads``: the lookups that missed a vector (each one read of the store)."""
+        return {
+            "vectors": len(self._rows),
+            "bytes": self.nbytes,
+            "hits": self.hits,
+            "misses": self.misses,
+            "reads": self.reads,
+        }
 
     def get(self, ids: Iterable[str]) -> dict[str, np.ndarray]:
         """The cached vectors of those of ``ids`` held (each becomes the most recently used)."""
         found: dict[str, np.ndarray] = {}
         with self._lock:
+            missed = self.misses
             for memory_id in ids:
                 row = self._rows.get(memory_id)
                 if row is None:
@@ -108,6 +118,7 @@ class VectorCache:
                 vector.setflags(write=False)  # the same contract as a shared copy
                 found[memory_id] = vector
             self.hits += len(found)
+            self.reads += self.misses > missed
         return found
 
     def token(self) -> int:

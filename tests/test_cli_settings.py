@@ -63,6 +63,11 @@ def test_config_from_dict_checks_keys_types_and_values() -> None:
     with pytest.raises(InvalidInputError, match="table"):
         config_from_dict([1, 2])  # type: ignore[arg-type]
     assert config_from_dict({"chroma": {"host": None}}).chroma.host is None
+    assert config_from_dict({"shared": {"read_hold_seconds": 0}}).shared.read_hold_seconds == 0
+    with pytest.raises(InvalidInputError, match="read_hold_at_most_seconds must be >= read_hold_seconds"):
+        config_from_dict({"shared": {"read_hold_seconds": 0.2, "read_hold_at_most_seconds": 0.1}})
+    with pytest.raises(InvalidInputError, match=r"read_hold_seconds must be in \[0, 60\]"):
+        config_from_dict({"shared": {"read_hold_seconds": -1}})
 
 
 def test_load_config_reads_toml_and_json(tmp_path: Path) -> None:

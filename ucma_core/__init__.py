@@ -14,6 +14,7 @@ from ucma_core.config import (
     MemoryConfig,
     RankingConfig,
     RetentionConfig,
+    SharedConfig,
     WorkingMemoryConfig,
 )
 from ucma_core.consolidation import ConsolidationReport
@@ -74,6 +75,7 @@ __all__ = [
     "RouteDecision",
     "Scope",
     "ScopedMemory",
+    "SharedConfig",
     "Source",
     "Tier",
     "UCMAError",

@@ -424,6 +424,40 @@ class GroupCommitConfig:
 
 
 @dataclass(frozen=True)
+class SharedConfig:
+    """How the workers of a memory in PostgreSQL share its write lock (see
+    :mod:`ucma_core.storage.postgres.lock`); a memory folder ignores it.
+
+    A read holds the memory's lock shared and keeps it ``read_hold_seconds`` after it
+    returns, so the next read in that time skips the lock's round trips. A hold is
+    continued for at most ``read_hold_at_most_seconds`` after it was taken: a worker that
+    writes waits about that long at most for a worker that keeps reading.
+
+    Examples:
+        >>> from ucma_core import MemoryConfig, SharedConfig
+        >>> MemoryConfig(shared=SharedConfig(read_hold_seconds=0)).shared.read_hold_at_most_seconds
+        0.05
+    """
+
+    #: Seconds a read's shared hold outlives the read (0: freed when the read returns).
+    read_hold_seconds: float = 0.01
+    #: Seconds after it was taken that a shared hold is no longer continued.
+    read_hold_at_most_seconds: float = 0.05
+
+    def __post_init__(self) -> None:
+        for name in ("read_hold_seconds", "read_hold_at_most_seconds"):
+            value = getattr(self, name)
+            _require(
+                isinstance(value, (int, float)) and math.isfinite(value) and 0 <= value <= 60,
+                f"{name} must be in [0, 60] seconds",
+            )
+        _require(
+            self.read_hold_at_most_seconds >= self.read_hold_seconds,
+            "read_hold_at_most_seconds must be >= read_hold_seconds",
+        )
+
+
+@dataclass(frozen=True)
 class MemoryConfig:
     """Everything that can be tuned about a :class:`ucma_core.Memory`.
 
@@ -467,6 +501,7 @@ class MemoryConfig:
     consolidation: ConsolidationConfig = field(default_factory=ConsolidationConfig)
     limits: LimitsConfig = field(default_factory=LimitsConfig)
     group_commit: GroupCommitConfig = field(default_factory=GroupCommitConfig)
+    shared: SharedConfig = field(default_factory=SharedConfig)
 
     def __post_init__(self) -> None:
         _require(0.0 <= self.importance_threshold <= 1.0, "importance_threshold must be in [0, 1]")

@@ -12,11 +12,19 @@ import time
 import psycopg
 
 from tests.postgres.conftest import Servers
-from ucma_core import Memory
+from ucma_core import Memory, MemoryConfig, SharedConfig
 from ucma_core.embedders import HashingEmbedder
 from ucma_core.storage.postgres import PostgresTarget
 from ucma_core.storage.postgres.connection import lock_key
 from ucma_core.storage.postgres.lock import LINGER
+
+
+def _try_lock(dba: psycopg.Connection[tuple[object, ...]], key: str) -> bool:
+    """Whether another session gets the memory's write lock at once (then frees it)."""
+    got = bool(dba.execute("SELECT pg_try_advisory_lock(hashtext(%s))", (key,)).fetchone()[0])  # type: ignore[index]
+    if got:
+        dba.execute("SELECT pg_advisory_unlock(hashtext(%s))", (key,))
+    return got
 
 
 def _threads() -> list[str]:
@@ -93,4 +101,40 @@ def test_a_worker_that_keeps_reading_lets_another_worker_write(servers: Servers)
         assert not loop.is_alive()
         found = [h.id for h in reader.remember("lighthouse red", user_id="bruno", k=3)]
         assert written in found
+    assert _threads() == []
+
+
+def test_the_read_hold_is_a_setting(servers: Servers) -> None:
+    url = servers.url()
+    key = lock_key(PostgresTarget.parse(url))
+
+    def config(hold: float) -> MemoryConfig:
+        return MemoryConfig(
+            chroma=servers.config().chroma,
+            shared=SharedConfig(read_hold_seconds=hold, read_hold_at_most_seconds=hold),
+        )
+
+    with psycopg.connect(PostgresTarget.parse(url).conninfo, autocommit=True) as dba:
+        # no hold: the lock is free the moment a read returns, and no releaser thread runs
+        with Memory(url, embedder=HashingEmbedder(), config=config(0)) as mem:
+            mem.observe("Carla tunes pianos on Fridays", user_id="carla")
+            mem.flush()  # no background write of its vector takes the lock meanwhile
+            for _ in range(3):
+                assert mem.remember("pianos", user_id="carla", k=3)
+                assert _try_lock(dba, key)
+            assert _threads() == []
+        # a long hold: another session cannot take the lock after a read returns, until
+        # close() frees it
+        mem = Memory(url, embedder=HashingEmbedder(), config=config(60))
+        try:
+            assert mem.remember("pianos", user_id="carla", k=3)
+            assert not _try_lock(dba, key)
+        finally:
+            mem.close()
+        # the session's end frees what it held (PostgreSQL ends it a moment after the
+        # client leaves), long before the 60 s hold would have run out
+        deadline = time.monotonic() + 30
+        while not _try_lock(dba, key):
+            assert time.monotonic() < deadline, "close() left the memory's lock held"
+            time.sleep(0.05)
     assert _threads() == []

@@ -107,7 +107,12 @@ class FolderStores:
         if self._shared:
             from ucma_core.storage.postgres.lock import SharedLock
 
-            self._shared_lock = SharedLock(self.backend)  # type: ignore[arg-type]
+            shared = self.config.shared
+            self._shared_lock = SharedLock(
+                self.backend,  # type: ignore[arg-type]
+                linger=shared.read_hold_seconds,
+                hold_at_most=shared.read_hold_at_most_seconds,
+            )
             return self._shared_lock
         lock = threading.RLock()
         self._marks = AccessMarks(

@@ -19,6 +19,8 @@ after it was taken: then the next read frees it and queues for it again, behind 
 worker waiting to write (PostgreSQL grants a waiting exclusive request before a later
 shared one), so a writer waits at most that long for readers that keep reading. A
 write in this process frees the shared hold before it takes the lock exclusively.
+Both times are settings of the memory (:class:`~ucma_core.config.SharedConfig`); the
+constants below are their defaults.
 """
 
 from __future__ import annotations

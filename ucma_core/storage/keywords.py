@@ -49,6 +49,11 @@ _FILE = "keywords.sqlite3"
 _WAL_BYTES = 256 * 1024  # the log size at which the background thread checkpoints
 #: Texts :meth:`KeywordIndex.texts` keeps (about 100 bytes of text each).
 TEXT_CACHE_SIZE = 4096
+#: FTS5's own table of the columns of ``memories``: ``id`` is the row id, ``c0`` the content,
+#: ``c2`` the user id (in the order ``memories`` declares them). Reading rows by id from it is a
+#: plain table read; through ``memories`` each row is a virtual-table lookup (1.6x slower
+#: for 500 texts, 5x for one user's rows).
+_CONTENT = "memories_content"
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 # Words too common in conversation to say anything about which memory is meant.
 STOPWORDS = frozenset(
@@ -333,7 +338,7 @@ class KeywordIndex:
                 chunk = list(ids[start : start + 500])
                 marks = ",".join("?" * len(chunk))
                 for memory_id, content, stored in self._db.execute(
-                    "SELECT r.id, m.content, r.stored FROM rowids r JOIN memories m ON m.rowid = r.fts "
+                    f"SELECT r.id, m.c0, r.stored FROM rowids r JOIN {_CONTENT} m ON m.id = r.fts "
                     f"WHERE r.id IN ({marks}) AND r.stored IS NOT NULL",
                     chunk,
                 ):
@@ -357,7 +362,7 @@ class KeywordIndex:
                 marks = ",".join("?" * len(chunk))
                 read.update(
                     self._db.execute(
-                        "SELECT r.id, m.content FROM rowids r JOIN memories m ON m.rowid = r.fts "
+                        f"SELECT r.id, m.c0 FROM rowids r JOIN {_CONTENT} m ON m.id = r.fts "
                         f"WHERE r.id IN ({marks}) AND r.stored IS NOT NULL",
                         chunk,
                     )
@@ -417,7 +422,7 @@ class KeywordIndex:
         version = int(self._db.execute("PRAGMA data_version").fetchone()[0])
         self._user_rows.current(version)
         if not self._user_rows.known(user):
-            found = self._db.execute("SELECT rowid FROM memories WHERE user_id = ?", (user,))
+            found = self._db.execute(f"SELECT id FROM {_CONTENT} WHERE c2 = ?", (user,))
             self._user_rows.load(user, (r for (r,) in found), version=version)
 
     def rewrite_stored(

@@ -130,3 +130,15 @@ def test_a_users_search_sees_rows_another_connection_added_or_deleted(tmp_path) 
     assert [h.id for h in reader.search("boiler", 5, user_id="ana")] == ["a"]
     reader.close()
     writer.close()
+
+
+def test_a_user_searched_again_after_many_others_gets_only_their_rows(tmp_path) -> None:
+    from ucma_core.storage.userrows import MAX_USERS
+
+    index = KeywordIndex(tmp_path)
+    users = [f"u{n}" for n in range(MAX_USERS + 2)]
+    index.add([_row(f"m-{u}", f"the shared word from {u}", u) for u in users])
+    for _ in range(2):  # the second round finds the first users' bitmaps dropped and reads them again
+        for u in users:
+            assert [h.id for h in index.search("shared", 5, user_id=u)] == [f"m-{u}"]
+    index.close()

@@ -8,7 +8,8 @@ against the user's bitmap here, read once per user (one scan of the index's user
 and kept current by the index's own writes: a row added sets its bit, a row deleted clears
 it in every bitmap (SQLite may give a deleted row's id to the next row added). Another
 connection's commit (``PRAGMA data_version`` moved) or a rollback drops them all. A bitmap
-costs one bit per row id: 12.5 KiB per user at 100k rows.
+costs one bit per row id of the index (12.5 KiB at 100k rows); the bitmaps of at most
+:data:`MAX_USERS` users are held, the least recently searched dropped first.
 
 Examples:
     >>> rows = UserRows()
@@ -24,7 +25,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable
 
-__all__ = ["UserRows"]
+__all__ = ["MAX_USERS", "UserRows"]
+
+#: Users whose bitmaps are held at once (about 0.8 MiB at 100k rows).
+MAX_USERS = 64
 
 
 class UserRows:
@@ -42,12 +46,19 @@ class UserRows:
             self._version = version
 
     def known(self, user: str) -> bool:
-        """Whether ``user``'s bitmap is held (else :meth:`load` it first)."""
-        return user in self._bits
+        """Whether ``user``'s bitmap is held (else :meth:`load` it first); a held one becomes
+        the most recently searched."""
+        bits = self._bits.pop(user, None)
+        if bits is None:
+            return False
+        self._bits[user] = bits
+        return True
 
     def load(self, user: str, rowids: Iterable[int], *, version: int) -> None:
         """Keep ``user``'s bitmap: the ``rowids`` they own, read at ``data_version`` ``version``."""
         self.current(version)
+        while len(self._bits) >= MAX_USERS:
+            del self._bits[next(iter(self._bits))]  # the least recently searched
         bits = bytearray()
         for rowid in rowids:
             _set(bits, rowid)

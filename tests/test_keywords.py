@@ -97,3 +97,48 @@ def test_an_index_without_the_stored_column_is_upgraded(tmp_path) -> None:
     assert index.rows(["old", "new"]) == {"new": ("new text", {"memory_type": "episodic"})}
     assert [h.id for h in index.search("text", 5, user_id="u")] and index.ids() == {"old", "new"}
     index.close()
+
+
+def _row(memory_id: str, text: str, user: str | None) -> KeywordRow:
+    return KeywordRow(memory_id, text, user, None, None, "episodic", 1.0, {"memory_type": "episodic"})
+
+
+def test_a_users_search_never_sees_a_row_that_took_a_deleted_rows_id(tmp_path) -> None:
+    index = KeywordIndex(tmp_path)
+    index.add([_row("a", "kayak at the lake", "ana"), _row("b", "kayak rental", "bob")])
+    assert [h.id for h in index.search("kayak", 5, user_id="bob")] == ["b"]
+    assert [h.id for h in index.search("kayak", 5, user_id="ana")] == ["a"]
+    index.delete(["b"])  # the newest row: SQLite gives its id to the next row added
+    index.add([_row("c", "kayak for carl", "carl"), _row("d", "kayak without a user", None)])
+    assert [h.id for h in index.search("kayak", 5, user_id="bob")] == []
+    assert [h.id for h in index.search("kayak", 5, user_id="ana")] == ["a"]
+    assert [h.id for h in index.search("kayak", 5, user_id="carl")] == ["c"]
+    assert [h.id for h in index.search("kayak", 5, user_id=None)] == ["d"]
+    index.add([_row("e", "a second kayak", "ana")])  # a user already searched: found at once
+    assert {h.id for h in index.search("kayak", 5, user_id="ana")} == {"a", "e"}
+    index.close()
+
+
+def test_a_users_search_sees_rows_another_connection_added_or_deleted(tmp_path) -> None:
+    reader, writer = KeywordIndex(tmp_path), KeywordIndex(tmp_path)
+    writer.add([_row("a", "boiler serviced", "ana")])
+    assert [h.id for h in reader.search("boiler", 5, user_id="ana")] == ["a"]
+    writer.add([_row("b", "boiler invoice", "ana")])
+    assert {h.id for h in reader.search("boiler", 5, user_id="ana")} == {"a", "b"}
+    writer.delete(["b"])
+    writer.add([_row("c", "boiler for bob", "bob")])
+    assert [h.id for h in reader.search("boiler", 5, user_id="ana")] == ["a"]
+    reader.close()
+    writer.close()
+
+
+def test_a_user_searched_again_after_many_others_gets_only_their_rows(tmp_path) -> None:
+    from ucma_core.storage.userrows import MAX_USERS
+
+    index = KeywordIndex(tmp_path)
+    users = [f"u{n}" for n in range(MAX_USERS + 2)]
+    index.add([_row(f"m-{u}", f"the shared word from {u}", u) for u in users])
+    for _ in range(2):  # the second round finds the first users' bitmaps dropped and reads them again
+        for u in users:
+            assert [h.id for h in index.search("shared", 5, user_id=u)] == [f"m-{u}"]
+    index.close()

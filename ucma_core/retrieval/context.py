@@ -131,18 +131,28 @@ def names(text: str, exclude: Iterable[str] = ()) -> list[str]:
     """Capitalised words in ``text`` that may be names of people or places, in order, without
     repeats; words in ``exclude`` (case-insensitive) and common capitalised words are left out.
     A word opening a sentence counts unless it looks like a verb or adverb ("Slept badly",
-    "Finally ..."): in chat, sentences often start with the verb."""
+    "Finally ..."): in chat, sentences often start with the verb.
+
+    Examples:
+        >>> names("Sterling called. Then Zed met Sterling and Ana.", exclude=["ana"])
+        ['Zed', 'Sterling']
+    """
     skip = {e.lower() for e in exclude}
     found: dict[str, None] = {}
+    never: set[str] = set()  # common or excluded: not a name wherever it stands
     for m in _NAME.finditer(text):
         word = m.group(1)
-        if word in _NOT_NAMES or word.lower() in skip:
+        if word in found or word in never:  # decided (a verb-like word is not: see below)
             continue
-        at = m.start()  # the last character before the word that is not a space
-        while at and text[at - 1].isspace():
-            at -= 1
-        opening = not at or text[at - 1] in '.!?:;"('
-        if opening and (word.lower() in _OPENERS or word.endswith(("ed", "ing", "ly"))):
+        lower = word.lower()
+        if word in _NOT_NAMES or lower in skip:
+            never.add(word)
             continue
+        if lower in _OPENERS or word.endswith(("ed", "ing", "ly")):
+            at = m.start()  # the last character before the word that is not a space
+            while at and text[at - 1].isspace():
+                at -= 1
+            if not at or text[at - 1] in '.!?:;"(':  # opens a sentence: a verb or adverb here
+                continue
         found[word] = None
     return list(found)

@@ -63,10 +63,10 @@ def calibrated(
         floor = 0.0
     best_keyword = max((s.get("keyword", 0.0) for s in signals.values()), default=0.0)
     out: dict[str, dict[str, float]] = {}
-    for memory_id, sig in signals.items():
-        values = {k: min(1.0, max(0.0, v)) for k, v in sig.items() if k not in ("dense", "keyword")}
-        d = max(0.0, sig.get("dense", 0.0))
-        values["dense"] = (max(0.0, d - floor) / (best_dense - floor)) if best_dense > floor else 0.0
+    spread = best_dense - floor if best_dense > floor else 0.0
+    for (memory_id, sig), d in zip(signals.items(), dense, strict=True):
+        values = {k: min(1.0, max(0.0, v)) for k, v in sig.items() if k != "dense" and k != "keyword"}
+        values["dense"] = max(0.0, d - floor) / spread if spread else 0.0
         k = sig.get("keyword", 0.0)
         values["keyword"] = k / best_keyword if best_keyword > 0 and k > 0 else 0.0
         out[memory_id] = values
@@ -103,7 +103,11 @@ def fuse(
     values = calibrated(signals, config)
     fused: dict[str, float] = {}
     for memory_id, sig in values.items():
-        fused[memory_id] = sum(w * sig.get(s, 0.0) for s, w in weighted) / total
+        value = 0.0  # summed in ``weighted``'s order, as ``sum`` would
+        for s, w in weighted:
+            if s in sig:
+                value += w * sig[s]
+        fused[memory_id] = value / total
     share = config.rank_fusion
     if share > 0:
         ranks = [_ranks(signals, s) for s in ("dense", "keyword") if s in in_play]

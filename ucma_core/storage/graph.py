@@ -143,6 +143,12 @@ class _Neighbours(MutableMapping[str, _Edge]):
             return len(self._many)
         return 0 if self._key is _NONE else 1
 
+    def weights(self) -> list[tuple[str, float]]:
+        """``(neighbour, weight)`` of every edge, in the order networkx iterates them."""
+        if self._many is not None:
+            return [(key, edge.weight) for key, edge in self._many.items()]
+        return [] if self._key is _NONE else [(self._key, self._edge.weight)]  # type: ignore[union-attr]
+
 
 class _DiGraph(nx.DiGraph):  # type: ignore[misc]
     """networkx's ``DiGraph`` with compact per-node parts: no attribute dict per node, a
@@ -163,6 +169,11 @@ class _DiGraph(nx.DiGraph):  # type: ignore[misc]
         if node_for_adding not in self._succ:
             self._succ[node_for_adding] = _Neighbours()
             self._pred[node_for_adding] = _Neighbours()
+
+    def weighted_neighbours(self, node: str) -> list[tuple[str, float]]:
+        """``(neighbour, weight)`` of the edges out of ``node``, then of those into it (the
+        order of ``out_edges`` then ``in_edges``, without building their views)."""
+        return [*self._succ[node].weights(), *self._pred[node].weights()]
 
 
 class EdgeType(str, Enum):
@@ -680,9 +691,7 @@ class MemoryGraph:
         for hop in range(1, max_hops + 1):
             nxt: dict[str, float] = {}
             for node, act in sorted(frontier.items(), key=lambda kv: -kv[1]):
-                nbrs = [(v, d.weight) for _, v, d in self._g.out_edges(node, data=True)]
-                nbrs += [(u, d.weight) for u, _, d in self._g.in_edges(node, data=True)]
-                nbrs = [(n, w) for n, w in nbrs if w >= min_weight and n != node]
+                nbrs = [(n, w) for n, w in self._g.weighted_neighbours(node) if w >= min_weight and n != node]
                 nbrs.sort(key=lambda nw: -nw[1])
                 for nbr, w in nbrs[:max_fanout]:
                     a = act * w * decay

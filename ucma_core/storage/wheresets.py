@@ -267,14 +267,24 @@ class WhereSets:
     def narrows(self, where: Mapping[str, Any], token: int) -> bool:
         """Whether ``where`` is ``{"$and": [*clauses, last]}`` with the set of ``clauses`` kept
         at ``token`` and ``last`` one equality on a str or bool (a participant, a tag, a
-        session): worth listing at its first ask, since searches inside ``clauses`` repeat."""
+        session): worth listing at its first ask, since searches inside ``clauses`` repeat.
+
+        Examples:
+            >>> cache = VectorCache(8)
+            >>> sets = WhereSets(cache)
+            >>> sets.put({"user_id": "ana"}, ["a", "b"], cache.token())
+            >>> sets.narrows({"$and": [{"user_id": "ana"}, {"p:rui": True}]}, cache.token())
+            True
+            >>> sets.narrows({"$and": [{"user_id": "bob"}, {"p:rui": True}]}, cache.token())  # not kept
+            False
+        """
         clauses = where.get("$and") if len(where) == 1 else None
         if not isinstance(clauses, list) or len(clauses) < 2 or _equality(clauses[-1]) is None:
             return False
         base = _key(clauses[0] if len(clauses) == 2 else {"$and": clauses[:-1]})
         with self._lock:
-            if not self.enabled or not self._current(token):
-                return False
+            if not self.enabled or not self.settled or not self._current(token):
+                return False  # (while not settled, a listing would not be kept)
             found = self._sets.get(base)
             return found is not None and found is not _TOO_MANY
 

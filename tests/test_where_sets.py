@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from chromadb.api.models.Collection import Collection
 
 from ucma_core import ANY, Memory, MemoryConfig
 from ucma_core.config import ChromaConfig, GroupCommitConfig
@@ -95,6 +96,25 @@ def test_a_clause_added_to_a_kept_one_is_listed_at_its_first_ask(store: VectorSt
     ranged = {"$and": [INSIDE, {"n": {"$gte": 20}}]}
     assert {i for i, _, _ in store.nearest(q, 50, ranged)} == {f"m{n}" for n in range(20, 40, 4)}
     assert store.where_sets.get(ranged, store.cache.token()) is None
+
+
+def test_a_set_is_kept_from_a_listing_of_ids_alone(
+    store: VectorStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # reading a few hundred members' stored fields (packed records) cost a user's second
+    # search more than all its other Chroma calls: a kept set is listed, nothing more read
+    reads: list[list[str]] = []
+    get = Collection.get
+
+    def recorded(self: Collection, *args: Any, **kwargs: Any) -> Any:
+        reads.append(list(kwargs.get("include") or ()))
+        return get(self, *args, **kwargs)
+
+    monkeypatch.setattr(Collection, "get", recorded)
+    for _ in range(2):
+        store.nearest(_query(3), 5, INSIDE)
+    assert store.where_sets.get(INSIDE, store.cache.token()) is not None
+    assert [] in reads and not any("metadatas" in include or "documents" in include for include in reads)
 
 
 def test_every_kind_of_write_is_seen_by_the_next_search(store: VectorStore) -> None:

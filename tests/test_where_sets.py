@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from chromadb.api.models.Collection import Collection
 
 from ucma_core import ANY, Memory, MemoryConfig
 from ucma_core.config import ChromaConfig, GroupCommitConfig
@@ -67,27 +68,53 @@ def test_a_repeated_narrow_search_gives_chromas_answer_without_asking_it(store: 
     assert sorted(store.ids_where(INSIDE)) == sorted(f"m{n}" for n in range(0, 40, 4))
 
 
-def test_a_clause_added_to_a_kept_one_is_worked_out_from_its_members(store: VectorStore) -> None:
+def test_a_clause_added_to_a_kept_one_is_listed_at_its_first_ask(store: VectorStore) -> None:
     # a speaker's search: the scope's clause and one more, e.g. {participant: True}
     half = {"$and": [INSIDE, {"half": True}]}
     q = _query(2)
     chroma = store.nearest(q, 50, half)
     assert {i for i, _, _ in chroma} == {f"m{n}" for n in range(0, 40, 8)}
+    assert store.where_sets.get(half, store.cache.token()) is None  # the scope is not kept yet
     for _ in range(2):
-        store.nearest(q, 5, INSIDE)  # the scope's set is kept, with its members' metadata
+        store.nearest(q, 5, INSIDE)  # the scope's set is kept
     assert _hits(store.nearest(q, 50, half)) == _hits(chroma)
     assert store.where_sets.get(half, store.cache.token()) is not None
     assert store.nearest(q, 50, {"$and": [INSIDE, {"half": "yes"}]}) == []  # another type: no match
     other = {"$and": [INSIDE, {"half": {"$eq": False}}]}
-    found = store.nearest(q, 50, other)  # asked once: answered from the members at once
+    found = store.nearest(q, 50, other)  # asked once: listed and kept at once
     assert store.where_sets.get(other, store.cache.token()) is not None
     assert {i for i, _, _ in found} == {f"m{n}" for n in range(4, 40, 8)}
-    long = "x" * 300  # long texts (a packed record) are not kept: Chroma answers a clause on them
+    long = "x" * 300  # a long stored value (a packed record) is compared by Chroma as any other
     store.update_metadata(["m8", "m16"], [{"half": False}, {"note": long}])
     for _ in range(2):
         store.nearest(q, 5, INSIDE)
     assert "m8" not in {i for i, _, _ in store.nearest(q, 50, half)}
-    assert [i for i, _, _ in store.nearest(q, 50, {"$and": [INSIDE, {"note": long}]})] == ["m16"]
+    on_long = {"$and": [INSIDE, {"note": long}]}
+    assert [i for i, _, _ in store.nearest(q, 50, on_long)] == ["m16"]
+    assert store.where_sets.get(on_long, store.cache.token()) == ("m16",)
+    # a range is not an equality: asked once, Chroma answers and nothing is listed
+    ranged = {"$and": [INSIDE, {"n": {"$gte": 20}}]}
+    assert {i for i, _, _ in store.nearest(q, 50, ranged)} == {f"m{n}" for n in range(20, 40, 4)}
+    assert store.where_sets.get(ranged, store.cache.token()) is None
+
+
+def test_a_set_is_kept_from_a_listing_of_ids_alone(
+    store: VectorStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # reading a few hundred members' stored fields (packed records) cost a user's second
+    # search more than all its other Chroma calls: a kept set is listed, nothing more read
+    reads: list[list[str]] = []
+    get = Collection.get
+
+    def recorded(self: Collection, *args: Any, **kwargs: Any) -> Any:
+        reads.append(list(kwargs.get("include") or ()))
+        return get(self, *args, **kwargs)
+
+    monkeypatch.setattr(Collection, "get", recorded)
+    for _ in range(2):
+        store.nearest(_query(3), 5, INSIDE)
+    assert store.where_sets.get(INSIDE, store.cache.token()) is not None
+    assert [] in reads and not any("metadatas" in include or "documents" in include for include in reads)
 
 
 def test_every_kind_of_write_is_seen_by_the_next_search(store: VectorStore) -> None:

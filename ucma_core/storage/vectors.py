@@ -473,24 +473,13 @@ class VectorStore:
         token = self.cache.token()
         sets = self.where_sets
         ids = sets.get(where, token)
-        if ids is None and (ids := sets.narrowed(where, token)) is not None:
-            sets.put(where, ids, token)
         if ids is None:
-            if not sets.wanted(where, token):
+            if not sets.narrows(where, token) and not sets.wanted(where, token):
                 return None
-            # ids only, at most one more than a set worth keeping (a larger set is only marked
-            # too large); the members' metadata only for a set that is kept
+            # ids only, at most one more than a set worth keeping (a larger set is only marked too large)
             limit = sets.max_ids + 1
             listed = self._run("listing records", lambda col: col.get(where=where, limit=limit, include=[]))
-            members: list[str] = listed["ids"]
-            rows: list[Metadata] | None = None
-            if members and len(members) <= sets.max_ids:
-                res = self._run("reading metadata", lambda col: col.get(ids=members, include=["metadatas"]))
-                stored = dict(zip(res["ids"], res["metadatas"], strict=True))
-                if set(stored) != set(members):
-                    return None  # deleted meanwhile: Chroma answers
-                rows = [stored[i] or {} for i in members]
-            sets.put(where, members, token, rows if members else [])
+            sets.put(where, listed["ids"], token)
             ids = sets.get(where, token)
             if ids is None:
                 return None

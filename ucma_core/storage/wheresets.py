@@ -24,8 +24,10 @@ the same (the same ids in the same order, distances within float32 rounding); a 
 set is left to Chroma, whose approximate answer stays as it was. A workload that writes
 between searches never pays for the listing (a clause is listed only when asked twice at
 the same token). A clause that adds one equality to a kept clause (a speaker's search
-inside a scope) is worked out from the kept members' stored metadata
-(:meth:`WhereSets.narrowed`).
+inside a scope) is listed at its first ask (:meth:`WhereSets.narrows`): the user is known
+to search again, and a listing of ids alone costs a fraction of the filtered query (the
+kept members' metadata is never read: reading a few hundred packed records cost a
+user's second search more than all its other Chroma calls).
 
 Examples:
     >>> cache = VectorCache(8)
@@ -53,7 +55,6 @@ Examples:
 from __future__ import annotations
 
 import json
-import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
@@ -70,10 +71,6 @@ __all__ = ["WhereSets", "nearest_among"]
 MAX_IDS = 2048
 #: Clauses kept at a time (the least recently used go first).
 MAX_SETS = 32
-#: Sets whose members' stored metadata is kept too (for :meth:`WhereSets.narrowed`).
-MAX_ROWS = 4
-#: Stored values longer than this are not kept (a clause on such a key asks Chroma).
-MAX_VALUE = 256
 #: A write whose records times the clauses known is larger than this drops every set
 #: (checking each record against each clause would cost more than listing again).
 _MAX_CHECKS = 4096
@@ -82,24 +79,6 @@ _TOO_MANY: tuple[str, ...] = ()
 
 def _key(where: Mapping[str, Any]) -> str:
     return json.dumps(where, sort_keys=True, default=str)
-
-
-def _short(
-    ids: Sequence[str], metadatas: Sequence[Mapping[str, Any]]
-) -> tuple[dict[str, dict[str, Any]], set[str]]:
-    """Each member's stored values but long texts (a packed record), and the keys of the values
-    left out."""
-    rows: dict[str, dict[str, Any]] = {}
-    dropped: set[str] = set()
-    for memory_id, meta in zip(ids, metadatas, strict=True):
-        row: dict[str, Any] = {}
-        for name, value in meta.items():
-            if isinstance(value, str) and len(value) > MAX_VALUE:
-                dropped.add(name)
-            else:
-                row[sys.intern(name)] = value
-        rows[memory_id] = row
-    return rows, dropped
 
 
 def _equality(clause: object) -> tuple[str, str | bool] | None:
@@ -143,7 +122,6 @@ class WhereSets:
         self.dropped = 0
         self.kept = 0
         self.hits = 0
-        self._rows: OrderedDict[str, tuple[dict[str, dict[str, Any]], set[str]]] = OrderedDict()
 
     @property
     def enabled(self) -> bool:
@@ -162,12 +140,10 @@ class WhereSets:
         self._members.clear()
         self._clauses.clear()
         self._asked.clear()
-        self._rows.clear()
 
     def _drop(self, key: str) -> None:
         self._sets.pop(key, None)
         self._members.pop(key, None)
-        self._rows.pop(key, None)
         self._asked.discard(key)
 
     def changed(
@@ -265,16 +241,9 @@ class WhereSets:
             self._clauses[key] = where
             return False
 
-    def put(
-        self,
-        where: Mapping[str, Any],
-        ids: Sequence[str],
-        token: int,
-        metadatas: Sequence[Mapping[str, Any]] | None = None,
-    ) -> None:
-        """Keep the ids Chroma listed for ``where`` (read after ``token`` was taken), and
-        their stored metadata if given; nothing if a write happened since, or while not
-        :attr:`settled`."""
+    def put(self, where: Mapping[str, Any], ids: Sequence[str], token: int) -> None:
+        """Keep the ids Chroma listed for ``where`` (read after ``token`` was taken); nothing
+        if a write happened since, or while not :attr:`settled`."""
         if not self.enabled or not self.settled:
             return
         key = _key(where)
@@ -292,39 +261,32 @@ class WhereSets:
             while len(self._sets) > self._max_sets:
                 gone, _ = self._sets.popitem(last=False)
                 self._members.pop(gone, None)
-                self._rows.pop(gone, None)
                 if gone not in self._asked:
                     self._clauses.pop(gone, None)
-            if metadatas is not None and len(ids) <= self.max_ids:
-                self._rows[key] = _short(ids, metadatas)
-                self._rows.move_to_end(key)
-                while len(self._rows) > MAX_ROWS:
-                    self._rows.popitem(last=False)
 
-    def narrowed(self, where: Mapping[str, Any], token: int) -> tuple[str, ...] | None:
-        """The ids of ``{"$and": [*clauses, last]}`` worked out without Chroma: when the set
-        of ``clauses`` is kept with its metadata and ``last`` is one equality on a str or bool
-        (a participant, a tag, a session), the members whose stored value is that, exactly as
-        Chroma's ``$eq`` compares. ``None`` when that does not apply."""
+    def narrows(self, where: Mapping[str, Any], token: int) -> bool:
+        """Whether ``where`` is ``{"$and": [*clauses, last]}`` with the set of ``clauses`` kept
+        at ``token`` and ``last`` one equality on a str or bool (a participant, a tag, a
+        session): worth listing at its first ask, since searches inside ``clauses`` repeat.
+
+        Examples:
+            >>> cache = VectorCache(8)
+            >>> sets = WhereSets(cache)
+            >>> sets.put({"user_id": "ana"}, ["a", "b"], cache.token())
+            >>> sets.narrows({"$and": [{"user_id": "ana"}, {"p:rui": True}]}, cache.token())
+            True
+            >>> sets.narrows({"$and": [{"user_id": "bob"}, {"p:rui": True}]}, cache.token())  # not kept
+            False
+        """
         clauses = where.get("$and") if len(where) == 1 else None
-        if not isinstance(clauses, list) or len(clauses) < 2:
-            return None
-        last = _equality(clauses[-1])
-        if last is None:
-            return None
-        base = clauses[0] if len(clauses) == 2 else {"$and": clauses[:-1]}
-        name, value = last
+        if not isinstance(clauses, list) or len(clauses) < 2 or _equality(clauses[-1]) is None:
+            return False
+        base = _key(clauses[0] if len(clauses) == 2 else {"$and": clauses[:-1]})
         with self._lock:
-            if not self._current(token):
-                return None
-            kept = self._rows.get(_key(base))
-            if kept is None or name in kept[1]:
-                return None  # not kept, or a value of ``name`` was too long to keep
-            self._rows.move_to_end(_key(base))
-            rows = kept[0]
-            return tuple(
-                i for i, meta in rows.items() if type(meta.get(name)) is type(value) and meta[name] == value
-            )
+            if not self.enabled or not self.settled or not self._current(token):
+                return False  # (while not settled, a listing would not be kept)
+            found = self._sets.get(base)
+            return found is not None and found is not _TOO_MANY
 
 
 def nearest_among(

@@ -24,7 +24,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, TypeVar
 
 from ucma_core.errors import StorageError
-from ucma_core.storage.trim import Trimmer
+from ucma_core.storage.trim import Trimmer, limit_arenas
 
 __all__ = ["CallAbandoned", "CallTimeout", "ChromaThread"]
 
@@ -49,6 +49,7 @@ class ChromaThread:
         self._stopped = False
         self._current: Future[Any] | None = None
         self._trimmer = Trimmer()
+        limit_arenas()  # before Chroma's client starts its threads
         self._thread = threading.Thread(target=self._loop, name="ucma-chroma", daemon=True)
         self._thread.start()
 

@@ -21,11 +21,19 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import os
 import sys
 import time
 from collections.abc import Callable
 
-__all__ = ["Trimmer"]
+__all__ = ["ARENAS", "Trimmer", "limit_arenas"]
+
+#: Heaps (glibc "arenas") the process's threads share once a memory has opened its vector
+#: store, unless the environment sets ``MALLOC_ARENA_MAX``. glibc gives each new thread its
+#: own heap, up to 8 per core; Chroma's Rust runtime and SQLite workers, the Chroma worker,
+#: the group-commit writer and the other memory threads then each keep their own free pages,
+#: so transient allocations add up across heaps instead of reusing the same memory.
+ARENAS = 2
 
 
 def _malloc_trim() -> Callable[[int], int] | None:
@@ -40,6 +48,29 @@ def _malloc_trim() -> Callable[[int], int] | None:
 
 
 _TRIM = _malloc_trim()
+_M_ARENA_MAX = -8  # mallopt parameter (malloc.h)
+_limited = False
+
+
+def limit_arenas() -> bool:
+    """Cap the heaps threads created from now on get at :data:`ARENAS` (``mallopt``), once
+    per process; whether the cap was set (not on non-glibc systems, nor when the
+    environment's ``MALLOC_ARENA_MAX`` already chose). Threads that already have a heap
+    keep it; a host application that wants another cap sets ``MALLOC_ARENA_MAX``.
+
+    At 10k memories in ``benchmarks/throughput.py`` (peak RSS with queries): 212 MiB with a
+    heap per thread, 200 MiB with 2, 193 MiB with 1; plain Chroma 180 MiB.
+    """
+    global _limited
+    if _limited or _TRIM is None or "MALLOC_ARENA_MAX" in os.environ:
+        return False
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        done = bool(libc.mallopt(_M_ARENA_MAX, ARENAS))
+    except (OSError, AttributeError):  # pragma: no cover - glibc has mallopt
+        return False
+    _limited = done
+    return done
 
 
 class Trimmer:

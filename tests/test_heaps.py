@@ -17,9 +17,11 @@ import pytest
 
 from ucma_core.storage import trim
 
-pytestmark = pytest.mark.skipif(
-    not sys.platform.startswith("linux") or platform.libc_ver()[0] != "glibc", reason="glibc only"
-)
+GLIBC = sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc"
+pytestmark = [
+    pytest.mark.slow,  # two fresh interpreters that import Chroma
+    pytest.mark.skipif(not GLIBC, reason="glibc only"),
+]
 
 SCRIPT = textwrap.dedent(
     """
@@ -29,11 +31,11 @@ SCRIPT = textwrap.dedent(
 
     config = MemoryConfig(importance_threshold=0.0)
     with Memory(sys.argv[1], embedder=HashingEmbedder(), config=config) as mem:
-        notes = [f"note {i} about the garden and the bees" for i in range(300)]
+        notes = [f"note {i} about the garden and the bees" for i in range(100)]
         mem.observe_many([{"content": note, "user_id": "u"} for note in notes])
-        for i in range(30):
+        for i in range(10):
             mem.observe(f"message {i}: the bees swarmed near the pond", user_id="u")
-        for i in range(20):
+        for i in range(5):
             mem.remember(f"what about the bees {i}", k=5, user_id="u")
         sys.stderr.flush()
         ctypes.CDLL(ctypes.util.find_library("c")).malloc_stats()

@@ -8,15 +8,17 @@ far past what it holds. Two things keep it down, on glibc only (elsewhere both d
 
 * :func:`limit_arenas` makes the threads share :data:`ARENAS` heaps (``mallopt``) when a
   memory opens its vector store, unless the environment's ``MALLOC_ARENA_MAX`` already
-  chose: what one thread frees, the next allocation of another reuses.
+  chose: what one thread frees, the next allocation of another reuses. At 100k memories in
+  ``benchmarks/throughput.py`` (hashing embedder, one run each under load) peak RSS with
+  queries went from 464 to 434 MiB (plain Chroma 376); one heap gave 424 MiB but 25% more
+  CPU per remember (threads queue for the one heap's lock).
 * :meth:`Trimmer.maybe_trim` asks glibc to return whole free pages (``malloc_trim(0)``,
   which releases the GIL while it runs) at most once per ``interval`` seconds
   (:data:`INTERVAL`) and at most 1% of the time. The Chroma worker calls it between calls
-  when none waits; a call that arrives during a trim waits for it, so the trim is rare: with
-  two heaps little is left to return (at 10k memories in ``benchmarks/throughput.py``, peak
-  RSS with queries 198 MiB without trims, 204 with one a second; 209-212 with a heap per
-  thread and one a second, 237 with neither), and a trim once a second landed in remember's
-  p95 (5 trims in 200 remembers, the longest 11.7 ms).
+  when none waits; a call that arrives during a trim waits for it, so the trim is rare:
+  with two heaps little is left to return (at 10k, single runs under load: peak 198 MiB
+  with no trim at all, 204 with one a second), and a trim once a second landed in
+  remember's p95 (5 trims in 200 remembers, the longest 11.7 ms, on a quiet machine).
 
 Examples:
     >>> trimmer = Trimmer(interval=3600.0)

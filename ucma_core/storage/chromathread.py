@@ -4,7 +4,8 @@ A full disk can make Chroma wait forever inside a call, and the memory's lock mu
 wait with it: every call of :class:`~ucma_core.storage.vectors.VectorStore` is queued
 here, runs on a daemon thread, and its caller gets :class:`CallTimeout` after
 ``timeout`` seconds (the thread is then left behind and a new one started by the
-store). Between calls, when nothing is queued, the thread hands memory Chroma freed back
+store). Its start caps the process's C heaps (:func:`~ucma_core.storage.trim.limit_arenas`)
+and, rarely, between calls when nothing is queued, the thread hands memory Chroma freed back
 to the system (:class:`~ucma_core.storage.trim.Trimmer`).
 
 Examples:
@@ -24,7 +25,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, TypeVar
 
 from ucma_core.errors import StorageError
-from ucma_core.storage.trim import Trimmer
+from ucma_core.storage.trim import Trimmer, limit_arenas
 
 __all__ = ["CallAbandoned", "CallTimeout", "ChromaThread"]
 
@@ -49,6 +50,7 @@ class ChromaThread:
         self._stopped = False
         self._current: Future[Any] | None = None
         self._trimmer = Trimmer()
+        limit_arenas()  # before Chroma's client starts its threads
         self._thread = threading.Thread(target=self._loop, name="ucma-chroma", daemon=True)
         self._thread.start()
 

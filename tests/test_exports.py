@@ -42,6 +42,7 @@ def test_core_public_names() -> None:
         "RouteDecision",
         "Scope",
         "ScopedMemory",
+        "SharedConfig",
         "Source",
         "Tier",
         "UCMAError",

@@ -21,7 +21,7 @@ from ucma_core import ANY, Memory, MemoryConfig
 from ucma_core.config import ChromaConfig, GroupCommitConfig
 from ucma_core.embedders import HashingEmbedder
 from ucma_core.storage.vectorcache import VectorCache
-from ucma_core.storage.vectors import VectorStore
+from ucma_core.storage.vectors import VectorStore, chroma_settings
 from ucma_core.storage.wheresets import WhereSets, nearest_among
 
 NOW = 1_800_000_000.0
@@ -115,6 +115,70 @@ def test_a_set_is_kept_from_a_listing_of_ids_alone(
         store.nearest(_query(3), 5, INSIDE)
     assert store.where_sets.get(INSIDE, store.cache.token()) is not None
     assert [] in reads and not any("metadatas" in include or "documents" in include for include in reads)
+
+
+@pytest.fixture
+def narrow_index(tmp_path: Path) -> Iterator[VectorStore]:
+    """The fixture's records in an index whose search breadth (5) is below the clause's 10."""
+    vectors = VectorStore(ChromaConfig(search_ef=5), tmp_path, cache_size=64)
+    vectors.use("narrow-test", create=True, folder_id="f")
+    rng = np.random.default_rng(7)
+    ids = [f"m{n}" for n in range(40)]
+    teams: list[dict[str, str | int | float | bool]] = [
+        {"team": "red" if n % 4 == 0 else "blue"} for n in range(40)
+    ]
+    vectors.add(ids, rng.normal(size=(40, 8)).tolist(), ids, teams)
+    yield vectors
+    vectors.close()
+
+
+def _collection(folder: Path) -> Any:
+    """The folder's collection through Chroma's own client (the process's cached one)."""
+    import chromadb
+
+    client = chromadb.PersistentClient(path=str(folder / "chroma"), settings=chroma_settings())
+    return client.get_collection("narrow-test")
+
+
+def test_a_kept_set_wider_than_the_search_breadth_is_searched_inside_its_ids(
+    narrow_index: VectorStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Chroma evaluates a ``where`` over the whole collection; inside the listed ids it
+    # gives the same answer for a fraction of the cost
+    col = _collection(tmp_path)  # Chroma itself, asked with ``where``
+    chroma: list[list[tuple[str, float]]] = []
+    for s in range(6):
+        res = col.query(query_embeddings=[_query(s)], n_results=5, where=INSIDE, include=["distances"])
+        chroma.append([(i, round(d, 5)) for i, d in zip(res["ids"][0], res["distances"][0], strict=True)])
+    asked: list[dict[str, Any]] = []
+    query = Collection.query
+
+    def recorded(self: Collection, *args: Any, **kwargs: Any) -> Any:
+        asked.append(kwargs)
+        return query(self, *args, **kwargs)
+
+    monkeypatch.setattr(Collection, "query", recorded)
+    store = narrow_index
+    answers = [_hits(store.nearest(_query(s), 5, INSIDE)) for s in range(6)]  # the second ask lists the set
+    assert store.where_sets.size(INSIDE) == 10
+    assert answers == chroma
+    assert "where" in asked[0] and "ids" not in asked[0]
+    members = sorted(store.ids_where(INSIDE))
+    assert all("where" not in kwargs and sorted(kwargs["ids"]) == members for kwargs in asked[1:])
+    assert len(asked) == 6
+
+
+def test_an_id_deleted_behind_a_kept_set_is_not_found(narrow_index: VectorStore, tmp_path: Path) -> None:
+    store = narrow_index
+    q = _query(5)
+    for _ in range(2):
+        before = store.nearest(q, 5, INSIDE)
+    assert store.where_sets.size(INSIDE) == 10
+    # another client of the same folder deletes the nearest record: this store is not told
+    _collection(tmp_path).delete(ids=[before[0][0]])
+    after = store.nearest(q, 5, INSIDE)  # Chroma refuses the unknown id: asked with ``where``
+    assert [i for i, _, _ in after] == [i for i, _, _ in before[1:]] + [after[-1][0]]
+    assert before[0][0] not in {i for i, _, _ in after}
 
 
 def test_every_kind_of_write_is_seen_by_the_next_search(store: VectorStore) -> None:

@@ -430,16 +430,36 @@ class VectorStore:
         if n <= 0:
             return list
         if where and (narrow := self._narrow(vector, n, where)) is not None:
-            return lambda: narrow
+            return narrow
+        return self._query_later(vector, n, where, None)
+
+    def _query_later(
+        self, vector: Sequence[float], n: int, where: Where | None, ids: Sequence[str] | None
+    ) -> Callable[[], list[tuple[str, float, np.ndarray]]]:
+        """A Chroma query started on the worker thread, inside ``where`` or, when ``ids`` is
+        given, inside those ids (the set a kept ``where`` admits): the same answer, found
+        without evaluating the clause over the whole collection. An id deleted since it was
+        listed makes Chroma refuse the query, which is then asked with ``where``."""
         kwargs: dict[str, Any] = {
             "query_embeddings": [list(vector)],
             "n_results": n,
             "include": ["distances", "embeddings"],
         }
-        if where:
+        if where and ids is None:
             kwargs["where"] = where
+
+        def query(col: Any) -> Any:
+            if ids is None:
+                return col.query(**kwargs)
+            from chromadb.errors import InternalError
+
+            try:
+                return col.query(ids=list(ids), **kwargs)
+            except InternalError:  # Chroma's answer to an id it does not hold
+                return col.query(where=where, **kwargs)
+
         token = self.cache.token()
-        answer = self._run_later("querying", lambda col: col.query(**kwargs))
+        answer = self._run_later("querying", query)
 
         def found() -> list[tuple[str, float, np.ndarray]]:
             res = answer()
@@ -467,9 +487,11 @@ class VectorStore:
 
     def _narrow(
         self, vector: Sequence[float], n: int, where: Where
-    ) -> list[tuple[str, float, np.ndarray]] | None:
-        """:meth:`nearest` inside a small set of ids ``where`` admits, without a Chroma query
-        (see :mod:`~ucma_core.storage.wheresets`); ``None``: ask Chroma."""
+    ) -> Callable[[], list[tuple[str, float, np.ndarray]]] | None:
+        """:meth:`nearest_later` inside a kept set of ids ``where`` admits (see
+        :mod:`~ucma_core.storage.wheresets`): in the process for a set no larger than the
+        search breadth, by Chroma inside the listed ids for a larger one; ``None``: ask
+        Chroma with ``where``."""
         token = self.cache.token()
         sets = self.where_sets
         ids = sets.get(where, token)
@@ -484,11 +506,13 @@ class VectorStore:
             if ids is None:
                 return None
         if len(ids) > self._breadth(n):
-            return None  # Chroma's index is approximate beyond its search breadth: it answers as before
+            # Chroma's index is approximate beyond its search breadth: it answers, inside the ids
+            return self._query_later(vector, n, where, ids)
         found = VectorStore.vectors_of_later(self, ids)()  # the stored vectors, not a write buffer's
         if len(found) < len(ids) or self.cache.token() != token:
             return None  # written meanwhile: Chroma answers
-        return nearest_among(vector, {i: found[i] for i in ids}, n)
+        near = nearest_among(vector, {i: found[i] for i in ids}, n)
+        return lambda: near
 
     def vectors_of(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         """``{id: float32 vector}`` for those of ``ids`` that exist (no text or metadata read);

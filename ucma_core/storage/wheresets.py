@@ -21,7 +21,9 @@ a set no larger than the index's search breadth (``ef_search``, 100 by default) 
 :func:`nearest_among` over the members' cached vectors, with no Chroma call. Chroma's HNSW
 search visits every admitted record of such a set, so its answer is exact and this one is
 the same (the same ids in the same order, distances within float32 rounding); a larger
-set is left to Chroma, whose approximate answer stays as it was. A workload that writes
+kept set is searched by Chroma inside its ids (``ids=`` rather than ``where=``: the same
+search over the same admitted records, without evaluating the clause over the whole
+collection), so its approximate answer stays as it was. A workload that writes
 between searches never pays for the listing (a clause is listed only when asked twice at
 the same token). A clause that adds one equality to a kept clause (a speaker's search
 inside a scope) is listed at its first ask (:meth:`WhereSets.narrows`): the user is known

@@ -132,12 +132,12 @@ def narrow_index(tmp_path: Path) -> Iterator[VectorStore]:
     vectors.close()
 
 
-def _collection(folder: Path) -> Any:
+def _collection(folder: Path, name: str = "narrow-test") -> Any:
     """The folder's collection through Chroma's own client (the process's cached one)."""
     import chromadb
 
     client = chromadb.PersistentClient(path=str(folder / "chroma"), settings=chroma_settings())
-    return client.get_collection("narrow-test")
+    return client.get_collection(name)
 
 
 def test_a_kept_set_wider_than_the_search_breadth_is_searched_inside_its_ids(
@@ -302,46 +302,47 @@ def _kept(store: VectorStore, where: Mapping[str, Any]) -> tuple[str, ...] | Non
     return store.where_sets.get(where, store.cache.token())
 
 
-def test_a_write_keeps_the_sets_it_cannot_change_and_drops_the_others(store: VectorStore) -> None:
+def test_a_write_updates_the_sets_it_decides_and_drops_the_others(store: VectorStore, tmp_path: Path) -> None:
     red, blue = INSIDE, {"team": "blue"}
     odd = {"n": {"$gte": 30}}  # a comparison: not evaluated, so any write drops it
     q = _query(5)
     for where in (red, blue, odd):
         for _ in range(2):
             store.nearest(q, 5, where)
-    kept_red = _kept(store, red)
-    assert kept_red is not None and _kept(store, blue) is not None and _kept(store, odd) is not None
+    kept_red, kept_blue = _kept(store, red), _kept(store, blue)
+    assert kept_red is not None and kept_blue is not None and _kept(store, odd) is not None
 
-    # a new blue record right on the query: blue's set goes, red's stays as it was
+    def members(where: Mapping[str, Any]) -> set[str]:
+        found = _kept(store, where)
+        assert found is not None, where
+        return set(found)
+
+    # a new blue record right on the query joins blue's set; red's stays as it was
     store.add(["b1"], [q], ["b1"], [{"team": "blue", "n": 100}])
-    assert _kept(store, red) == kept_red and _kept(store, blue) is None and _kept(store, odd) is None
+    assert _kept(store, red) == kept_red and _kept(store, blue) == (*kept_blue, "b1")
+    assert _kept(store, odd) is None
     assert store.nearest(q, 1, blue)[0][0] == "b1"
-    assert store.where_sets.stats()["kept"] >= 1
-
-    # an update of a key red does not read keeps red's set; one that moves a record in drops it
-    store.nearest(q, 5, blue)
+    assert store.where_sets.stats()["kept"] >= 2
+    # an update of a key the clauses do not read changes no set; one that moves a record moves it
     store.update_metadata(["m1"], [{"half": True}])
-    assert _kept(store, red) == kept_red and _kept(store, blue) is None  # m1 is blue's
+    assert _kept(store, red) == kept_red and "m1" in members(blue)
     store.update_metadata(["m3"], [{"team": "red"}])
-    assert _kept(store, red) is None
+    assert "m3" in members(red) and "m3" not in members(blue)
     assert "m3" in {i for i, _, _ in store.nearest(q, 50, red)}
-    for _ in range(2):
-        store.nearest(q, 5, blue)
-    # a deletion drops the sets holding the record, and only those
+    # a deletion takes the record out of the sets holding it
     store.delete(["m3"])
-    assert _kept(store, blue) is not None
+    assert "m3" not in members(red)
     assert "m3" not in {i for i, _, _ in store.nearest(q, 50, red)}
-    # a rewrite (upsert) of a member that moves it out: its set goes
-    for _ in range(2):
-        store.nearest(q, 5, red)
+    # a rewrite (upsert) of a member that moves it out
     store.upsert(["m4"], [q], ["m4"], [{"team": "blue", "n": 4}])
-    assert _kept(store, red) is None and _kept(store, blue) is None
+    assert "m4" not in members(red) and "m4" in members(blue)
     assert "m4" not in {i for i, _, _ in store.nearest(q, 50, red)}
     assert store.nearest(q, 1, blue)[0][0] in {"m4", "b1"}
+    # every kept set holds what Chroma's own filter admits
+    col = _collection(tmp_path, "narrow-test")
+    for where in (red, blue):
+        assert members(where) == set(col.get(where=where, include=[])["ids"])
     # a change the sets are not told of (another collection, a sync) drops every set
-    for _ in range(2):
-        store.nearest(q, 5, red)
-    assert _kept(store, red) is not None
     store.cache.forget([])
     assert _kept(store, red) is None
 
@@ -364,6 +365,39 @@ def test_one_users_write_keeps_another_users_set_and_is_seen_in_its_own(tmp_path
         assert ask("u1") == before[0]  # u1's set was kept through u0's write
         assert mem.stats()["where_sets"]["hits"] > hits
         assert new in ask("u0", "green tea with mint")  # and u0's write is seen in u0's
+
+
+@pytest.mark.parametrize("group_commit", [False, True])
+def test_a_conversation_searches_its_kept_set_between_its_own_turns(
+    tmp_path: Path, group_commit: bool
+) -> None:
+    # a turn written, then a search, for the same user: the set is kept up to date, not listed again
+    config = MemoryConfig(group_commit=GroupCommitConfig(enabled=group_commit))
+    plain = MemoryConfig(group_commit=GroupCommitConfig(enabled=group_commit), vector_cache_size=0)
+    with (
+        Memory(tmp_path / "m", embedder=HashingEmbedder(), config=config) as mem,
+        Memory(tmp_path / "plain", embedder=HashingEmbedder(), config=plain) as chroma_only,
+    ):
+        for n, text in enumerate(TEXTS):
+            for memory in (mem, chroma_only):
+                memory.observe(text, user_id="ana", timestamp=NOW - 1000 + n, keep=True)
+
+        def ask(memory: Memory, question: str) -> list[str]:
+            found = memory.remember(question, k=3, user_id="ana", now=NOW, reinforce=False)
+            return [r.content for r in found]
+
+        for _ in range(2):  # the second ask lists the set
+            ask(mem, "green tea")
+        listings = mem.stats()["where_sets"]["hits"]
+        for n, question in enumerate(QUESTIONS * 2):
+            turn = f"turn {n}: {question.replace('?', '')} came up again"
+            for memory in (mem, chroma_only):
+                memory.observe(turn, user_id="ana", timestamp=NOW - 100 + n, keep=True)
+            answer = ask(mem, question)
+            assert answer == ask(chroma_only, question)
+            assert turn in ask(mem, turn)  # the turn just written is found
+        stats = mem.stats()["where_sets"]
+        assert stats["hits"] >= listings + 2 * len(QUESTIONS) * 2 and stats["sets"] >= 1
 
 
 def test_a_bulk_write_drops_every_set(store: VectorStore) -> None:

@@ -320,17 +320,21 @@ class VectorStore:
     # ------------------------------------------------------------------ writes
     def _write(self, what: str, method: str, ids: Sequence[str], **columns: Sequence[Any]) -> None:
         """Call the collection's ``method`` on ``ids`` and the ``columns`` in batches."""
+        failed = True
         try:
             self._write_batches(what, method, ids, **columns)
+            failed = False
         finally:
-            self._forget(method, ids, columns)  # before and after: see VectorCache
+            self._forget(method, ids, columns, failed=failed)  # before and after: see VectorCache
 
-    def _forget(self, method: str, ids: Sequence[str], columns: Mapping[str, Any]) -> None:
-        # the written records' cached vectors, and the kept sets the write may change (WhereSets)
+    def _forget(
+        self, method: str, ids: Sequence[str], columns: Mapping[str, Any], *, failed: bool = False
+    ) -> None:
+        # the written records' cached vectors, and the kept sets the write changes (WhereSets)
         metadatas = None if method == "delete" else columns.get("metadatas", [{}])  # {}: not known
         partial = method == "update" or "metadatas" not in columns
         vectors = "embeddings" in columns or method == "delete"
-        self.where_sets.changed(ids, metadatas, partial=partial, vectors=vectors)
+        self.where_sets.changed(ids, metadatas, partial=partial, vectors=vectors, failed=failed)
 
     def _write_batches(self, what: str, method: str, ids: Sequence[str], **columns: Sequence[Any]) -> None:
         self._forget(method, ids, columns)

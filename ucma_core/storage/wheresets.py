@@ -9,24 +9,25 @@ the set a clause admits changes only when the collection is written.
 :class:`WhereSets` keeps, per clause, the ids Chroma listed for it, tagged with the
 :class:`~ucma_core.storage.vectorcache.VectorCache` token taken before the read: a read
 that overlapped a write is never kept. A write the vector store makes itself tells
-:meth:`WhereSets.changed` the ids it writes and the metadata it sends: a kept set stays
-when none of those ids is in it and no record's metadata satisfies its clause
-(:func:`~ucma_core.storage.clausematch.admits`, which answers "not known" for any clause
-shape or value it cannot evaluate exactly, and a doubt drops the set), so one user's
-write keeps another user's sets. Any other move of the token (a cache clear on another
-collection, a sync with other workers, a recovery) drops every set. A clause asked for a
-second time with no write to it in between has its set listed (one Chroma read) and
-kept; from then on, while nothing it admits is written, a search inside
-a set no larger than the index's search breadth (``ef_search``, 100 by default) is
-:func:`nearest_among` over the members' cached vectors, with no Chroma call. Chroma's HNSW
-search visits every admitted record of such a set, so its answer is exact and this one is
-the same (the same ids in the same order, distances within float32 rounding); a larger
-kept set is searched by Chroma inside its ids (``ids=`` rather than ``where=``: the same
-search over the same admitted records, without evaluating the clause over the whole
-collection), so its approximate answer stays as it was. A workload that writes
-between searches never pays for the listing (a clause is listed only when asked twice at
-the same token). A clause that adds one equality to a kept clause (a speaker's search
-inside a scope) is listed at its first ask (:meth:`WhereSets.narrows`): the user is known
+:meth:`WhereSets.changed` the ids it writes and the metadata it sends, and each kept set
+is brought up to date: a written record joins the sets whose clause admits its metadata
+and leaves the others, a deleted one leaves every set
+(:func:`~ucma_core.storage.clausematch.admits` answers "not known" for any clause shape
+or value it cannot evaluate exactly, and a doubt drops the set; so does a write that
+failed). So a user's sets stay through their own writes and everyone else's, and a
+conversation that writes a turn between its searches keeps searching its kept set. Any
+other move of the token (a cache clear on another collection, a sync with other workers,
+a recovery) drops every set. A clause asked for a second time has its set listed (one
+Chroma read) and kept; from then on a search inside a set no larger than the index's
+search breadth (``ef_search``, 100 by default) is :func:`nearest_among` over the
+members' cached vectors, with no Chroma call. Chroma's HNSW search visits every admitted
+record of such a set, so its answer is exact and this one is the same (the same ids in
+the same order, distances within float32 rounding); a larger kept set is searched by
+Chroma inside its ids (``ids=`` rather than ``where=``: the same search over the same
+admitted records, without evaluating the clause over the whole collection), so its
+approximate answer stays as it was. A clause asked once is never listed, except one
+that adds one equality to a kept clause (a speaker's search inside a scope), listed at
+its first ask (:meth:`WhereSets.narrows`): the user is known
 to search again, and a listing of ids alone costs a fraction of the filtered query (the
 kept members' metadata is never read: reading a few hundred packed records cost a
 user's second search more than all its other Chroma calls).
@@ -45,10 +46,14 @@ Examples:
     >>> sets.changed(["z"], [{"user_id": "bob"}])  # another user's record
     >>> sets.get(where, cache.token())
     ('a', 'b')
+    >>> sets.changed(["a"], None)  # a deletion
     >>> sets.changed(["c"], [{"user_id": "ana"}])  # a record the clause admits
+    >>> sets.get(where, cache.token())
+    ('b', 'c')
+    >>> sets.changed(["d"], [{"user_id": "ana"}])  # one more than max_ids: too large to keep
     >>> sets.get(where, cache.token()) is None
     True
-    >>> sets.put(where, ["a", "b", "c"], cache.token())
+    >>> sets.put(where, ["a", "b"], cache.token())
     >>> cache.forget(["z"])  # a write the sets were not told of
     >>> sets.get(where, cache.token()) is None
     True
@@ -76,7 +81,9 @@ MAX_SETS = 32
 #: A write whose records times the clauses known is larger than this drops every set
 #: (checking each record against each clause would cost more than listing again).
 _MAX_CHECKS = 4096
-_TOO_MANY: tuple[str, ...] = ()
+#: The mark of a clause known to admit more than ``max_ids`` (compared by identity: not the
+#: empty tuple, which is a kept set of no ids).
+_TOO_MANY: tuple[str, ...] = ("(more than max_ids)",)
 
 
 def _key(where: Mapping[str, Any]) -> str:
@@ -155,12 +162,16 @@ class WhereSets:
         *,
         partial: bool = False,
         vectors: bool = True,
+        failed: bool = False,
     ) -> None:
         """A write of ``ids``: forget their cached vectors (``vectors``; a metadata update
-        keeps them) and drop the kept sets it can change: those holding one of ``ids``, and
-        those whose clause may admit one of ``metadatas`` (the metadata written, ``None``
-        for a deletion; ``partial``: an update merged into the stored keys). Call it before
-        and after the write reaches Chroma (see :mod:`~ucma_core.storage.vectorcache`)."""
+        keeps them) and bring the kept sets up to date: each written record joins the sets
+        whose clause admits its metadata (``metadatas``: the metadata written, ``None`` for
+        a deletion; ``partial``: an update merged into the stored keys) and leaves the
+        others; a set for which that is not known for certain is dropped. Call it before
+        and after the write reaches Chroma (see :mod:`~ucma_core.storage.vectorcache`);
+        after a write that ``failed`` (what Chroma holds is not known), every set it may
+        have changed is dropped."""
         with self._lock:
             accounted = self._cache.token() == self._token
             self._cache.forget(ids if vectors else ())
@@ -169,32 +180,59 @@ class WhereSets:
             self._token = self._cache.token()
             if not self._sets and not self._asked:
                 return
-            written = set(ids)
             metas = list(metadatas or ())
-            if len(metas) * len(self._clauses) > _MAX_CHECKS:  # a bulk write: checking costs more
-                self.dropped += len(self._sets)
+            if metas and len(metas) != len(ids):
+                metas = metas * len(ids) if len(metas) == 1 else []
+            if len(ids) * len(self._clauses) > _MAX_CHECKS or (metadatas is not None and not metas and ids):
+                self.dropped += len(self._sets)  # a bulk write: checking costs more than listing again
                 self._drop_all()
                 return
+            deleted = metadatas is None
+            written = frozenset(ids)
             for key in list(self._clauses):
-                members = self._members.get(key)
-                clause = self._clauses[key]
-                hit = members is not None and not members.isdisjoint(written)
-                if not hit and members is None and key in self._sets and metadatas is None:
-                    hit = True  # a set too large to keep: a deletion may shrink it
-                if not hit and metas:
-                    read = names(clause) if partial else None
-                    # an update of none of the clause's keys leaves a non-member out
-                    hit = any(
-                        admits(clause, m, partial=partial) is not False
-                        for m in metas
-                        if read is None or not read.isdisjoint(m)
-                    )
-                if hit:
-                    self._drop(key)
-                    self._clauses.pop(key, None)
-                    self.dropped += 1
+                # a deleted record is admitted by no clause
+                joins = (
+                    dict.fromkeys(ids, False) if deleted else _joins(self._clauses[key], ids, metas, partial)
+                )
+                if failed or joins is None:
+                    self._drop_if_changed(key, written, joins)
                 elif key in self._sets:
-                    self.kept += 1
+                    self._update(key, joins, deleted)
+
+    def _drop_if_changed(self, key: str, written: frozenset[str], joins: dict[str, bool] | None) -> None:
+        """Drop ``key``'s set (and its ask) if the write may have changed it."""
+        members = self._members.get(key)
+        hit = (
+            joins is None or any(joins.values()) or (members is not None and not members.isdisjoint(written))
+        )
+        if hit or (members is None and key in self._sets):
+            self._drop(key)
+            self._clauses.pop(key, None)
+            self.dropped += 1
+        elif key in self._sets:
+            self.kept += 1
+
+    def _update(self, key: str, joins: dict[str, bool], deleted: bool) -> None:
+        """Bring ``key``'s kept set up to date with a write: ``joins`` says, for each written
+        id whose membership the write decides, whether its record is admitted now."""
+        members = self._members.get(key)
+        if members is None:  # a set too large to keep: a deletion may shrink it
+            if deleted and joins:
+                self._drop(key)
+                self._clauses.pop(key, None)
+                self.dropped += 1
+            return
+        gone = {i for i, admitted in joins.items() if not admitted and i in members}
+        new = sorted(i for i, admitted in joins.items() if admitted and i not in members)
+        if gone or new:
+            ids = tuple(i for i in self._sets[key] if i not in gone) + tuple(new)
+            small = len(ids) <= self.max_ids
+            self._sets[key] = ids if small else _TOO_MANY
+            if small:
+                self._members[key] = frozenset(ids)
+            else:
+                self._members.pop(key, None)
+        self.kept += 1
 
     def get(self, where: Mapping[str, Any], token: int) -> tuple[str, ...] | None:
         """The ids ``where`` admits, if they were listed at ``token`` and it is still current
@@ -289,6 +327,24 @@ class WhereSets:
                 return False  # (while not settled, a listing would not be kept)
             found = self._sets.get(base)
             return found is not None and found is not _TOO_MANY
+
+
+def _joins(
+    clause: Mapping[str, Any], ids: Sequence[str], metas: Sequence[Mapping[str, Any]], partial: bool
+) -> dict[str, bool] | None:
+    """For each of ``ids`` written with the matching one of ``metas``, whether ``clause``
+    admits the record now (absent: an update of none of the clause's keys, which leaves the
+    record as it was); ``None`` if that is not known for one of them."""
+    read = names(clause) if partial else None
+    joins: dict[str, bool] = {}
+    for i, meta in zip(ids, metas, strict=True):
+        if read is not None and read.isdisjoint(meta):
+            continue
+        answer = admits(clause, meta, partial=partial)
+        if answer is None:
+            return None
+        joins[i] = answer
+    return joins
 
 
 def nearest_among(

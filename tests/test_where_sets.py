@@ -218,6 +218,20 @@ def test_a_listing_that_overlapped_a_write_is_not_kept_and_large_sets_are_not_ke
     assert not WhereSets(VectorCache(0)).enabled  # the cache turned off turns this off
 
 
+def test_kept_sets_are_bounded_in_ids_all_together() -> None:
+    cache = VectorCache(8)
+    sets = WhereSets(cache, max_ids=3, max_total_ids=4)
+    sets.put({"a": "1"}, ["x", "y", "z"], cache.token())
+    sets.put({"b": "1"}, ["u"], cache.token())
+    assert sets.stats()["sets"] == 2
+    sets.get({"a": "1"}, cache.token())  # the most recently used now: "b" goes first
+    sets.put({"c": "1"}, ["v", "w"], cache.token())
+    assert sets.get({"b": "1"}, cache.token()) is None and sets.get({"c": "1"}, cache.token()) == ("v", "w")
+    assert sets.get({"a": "1"}, cache.token()) is None  # still 5 ids: the next least recently used goes
+    sets.changed(["t"], [{"c": "1"}])  # a set a write grows past the bound is the only one left
+    assert sets.get({"c": "1"}, cache.token()) == ("v", "w", "t") and sets.stats()["sets"] == 1
+
+
 def test_a_clause_admitting_more_than_a_kept_set_is_left_to_chroma(store: VectorStore) -> None:
     store.where_sets = WhereSets(store.cache, max_ids=3)
     blue = {"team": "blue"}  # 30 of the 40 records

@@ -74,10 +74,13 @@ from ucma_core.storage.vectorcache import VectorCache
 
 __all__ = ["WhereSets", "nearest_among"]
 
-#: A clause whose set holds more ids than this is searched by Chroma (and not kept).
-MAX_IDS = 2048
+#: A clause whose set holds more ids than this is searched by Chroma with the clause (and
+#: not kept). A kept id costs about 140 bytes (its str, a tuple slot, a frozenset entry).
+MAX_IDS = 16_384
 #: Clauses kept at a time (the least recently used go first).
 MAX_SETS = 32
+#: Ids kept in all sets together (about 9 MiB; the least recently used sets go first).
+MAX_TOTAL_IDS = 65_536
 #: A write whose records times the clauses known is larger than this drops every set
 #: (checking each record against each clause would cost more than listing again).
 _MAX_CHECKS = 4096
@@ -111,12 +114,22 @@ class WhereSets:
             capacity 0 (turned off) turns this off too.
         max_ids: sets larger than this are not kept (:meth:`get` answers ``None``).
         max_sets: clauses kept at a time.
+        max_total_ids: ids kept in all sets together (the least recently used sets go
+            first; no set larger than this is kept).
     """
 
-    def __init__(self, cache: VectorCache, *, max_ids: int = MAX_IDS, max_sets: int = MAX_SETS) -> None:
+    def __init__(
+        self,
+        cache: VectorCache,
+        *,
+        max_ids: int = MAX_IDS,
+        max_sets: int = MAX_SETS,
+        max_total_ids: int = MAX_TOTAL_IDS,
+    ) -> None:
         self._cache = cache
-        self.max_ids = min(max_ids, cache.capacity)
+        self.max_ids = min(max_ids, max_total_ids) if cache.capacity else 0
         self._max_sets = max_sets
+        self._max_total = max_total_ids
         self._lock = threading.Lock()
         self._token = cache.token()
         self._sets: OrderedDict[str, tuple[str, ...]] = OrderedDict()
@@ -232,6 +245,7 @@ class WhereSets:
                 self._members[key] = frozenset(ids)
             else:
                 self._members.pop(key, None)
+            self._evict()
         self.kept += 1
 
     def get(self, where: Mapping[str, Any], token: int) -> tuple[str, ...] | None:
@@ -298,11 +312,17 @@ class WhereSets:
             else:
                 self._members.pop(key, None)
             self._sets.move_to_end(key)
-            while len(self._sets) > self._max_sets:
-                gone, _ = self._sets.popitem(last=False)
-                self._members.pop(gone, None)
-                if gone not in self._asked:
-                    self._clauses.pop(gone, None)
+            self._evict()
+
+    def _evict(self) -> None:
+        """Drop the least recently used sets beyond ``max_sets`` sets or ``max_total_ids`` ids."""
+        total = sum(len(ids) for ids in self._sets.values() if ids is not _TOO_MANY)
+        while len(self._sets) > self._max_sets or (total > self._max_total and len(self._sets) > 1):
+            gone, ids = self._sets.popitem(last=False)
+            total -= 0 if ids is _TOO_MANY else len(ids)
+            self._members.pop(gone, None)
+            if gone not in self._asked:
+                self._clauses.pop(gone, None)
 
     def narrows(self, where: Mapping[str, Any], token: int) -> bool:
         """Whether ``where`` is ``{"$and": [*clauses, last]}`` with the set of ``clauses`` kept

@@ -236,7 +236,7 @@ class WhereSets:
                 self.dropped += 1
             return
         gone = {i for i, admitted in joins.items() if not admitted and i in members}
-        new = sorted(i for i, admitted in joins.items() if admitted and i not in members)
+        new = [i for i, admitted in joins.items() if admitted and i not in members]  # in write order
         if gone or new:
             ids = tuple(i for i in self._sets[key] if i not in gone) + tuple(new)
             small = len(ids) <= self.max_ids

@@ -314,3 +314,18 @@ def test_a_bulk_write_drops_every_set(store: VectorStore) -> None:
         store.nearest(q, 5, INSIDE)
     store.where_sets.changed(ids[:10], [{"team": "blue"}] * 10)  # a small one is checked
     assert _kept(store, INSIDE) is not None
+
+
+def test_a_deletion_drops_exactly_the_sets_holding_one_of_its_ids() -> None:
+    # the kept sets' members are held sorted (8 bytes an id): a write of a few ids is looked up
+    # in them, a write of many is checked by one pass; both must find a member anywhere
+    cache = VectorCache(1000)
+    sets = WhereSets(cache)
+    members = [f"id-{n:04d}" for n in range(400)]
+    others = [f"other-{n}" for n in range(100)]
+    for written in (["id-0000"], ["id-0399"], ["zz", "id-0213"], [*others[:60], "id-0077"], ["aa"], others):
+        sets.put({"user_id": "ana"}, members[::-1], cache.token())  # Chroma's order is kept
+        assert sets.get({"user_id": "ana"}, cache.token()) == tuple(members[::-1])
+        sets.changed(written, None)
+        kept = sets.get({"user_id": "ana"}, cache.token())
+        assert (kept is None) == any(i in members for i in written), written

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_MAX_BYTES", "CacheArgs", "VectorCache", "cache_args"]
 
 #: The default bound on the cached vectors' data (``MemoryConfig.vector_cache_mib``).
-DEFAULT_MAX_BYTES = 4 * 2**20
+DEFAULT_MAX_BYTES = 2 * 2**20
 
 
 class CacheArgs(TypedDict):

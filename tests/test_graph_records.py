@@ -154,6 +154,16 @@ def test_retrieval_marks_make_no_extra_dictionary(tmp_path: Path) -> None:
     }
 
 
+def test_ident_gives_the_graphs_own_id_string() -> None:
+    graph = MemoryGraph()
+    graph.put_node("node-1", dict(EPISODE))
+    (own,) = [node_id for node_id, _ in graph.nodes()]
+    asked = "".join(["node-", "1"])  # equal, another object (as read from a store)
+    assert asked is not own and graph.ident(asked) is own
+    other = "".join(["node-", "2"])
+    assert graph.ident(other) is other  # not a node: kept as given
+
+
 def test_snapshot_round_trip_keeps_every_field(tmp_path: Path) -> None:
     journal = Journal(tmp_path)
     journal.load(lambda entries, ops: None, lambda: None)

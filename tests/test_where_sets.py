@@ -329,3 +329,17 @@ def test_a_deletion_drops_exactly_the_sets_holding_one_of_its_ids() -> None:
         sets.changed(written, None)
         kept = sets.get({"user_id": "ana"}, cache.token())
         assert (kept is None) == any(i in members for i in written), written
+
+
+def test_kept_ids_are_the_string_objects_the_cache_is_given() -> None:
+    # ids read from Chroma are new strings; a kept set holds the graph's own instead
+    cache = VectorCache(8)
+    sets = WhereSets(cache)
+    own = {i: i for i in ("".join(["m", str(n)]) for n in range(3))}
+    cache.shared_ids = lambda memory_id: own.get(memory_id, memory_id)
+    read = ["".join(["m", str(n)]) for n in (2, 0, 1)] + ["x"]  # equal to own's, other objects
+    assert not any(r is own.get(r) for r in read)
+    sets.put({"user_id": "ana"}, read, cache.token())
+    kept = sets.get({"user_id": "ana"}, cache.token())
+    assert kept == tuple(read)  # the same ids in Chroma's order
+    assert all(k is own[k] for k in kept[:3]) and kept[3] is read[3]

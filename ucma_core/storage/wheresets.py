@@ -253,6 +253,9 @@ class WhereSets:
             if not self._current(token):
                 return
             small = len(ids) <= self.max_ids
+            share = self._cache.shared_ids
+            if small and share is not None:
+                ids = [share(memory_id) for memory_id in ids]  # not a copy of each id
             self._sets[key] = tuple(ids) if small else _TOO_MANY
             self._clauses[key] = where
             if small:

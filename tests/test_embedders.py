@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.openai_server import EMBEDDINGS_PATH, FakeOpenAIServer, error, malformed, slow
+from ucma_core import Memory, MemoryConfig
 from ucma_core.embedders import (
     CachedEmbedder,
     HashingEmbedder,
@@ -199,6 +200,35 @@ def test_cache_evicts_the_least_recently_used_text() -> None:
     inner.calls.clear()
     cached.embed(["a", "c", "b"])
     assert inner.calls == [["b"]]
+
+
+def test_cache_is_bounded_in_bytes_of_vectors() -> None:
+    inner = RecordingEmbedder()  # 16 floats: 128 bytes a vector
+    cached = CachedEmbedder(inner, max_size=100, max_bytes=3 * 128)
+    cached.embed(["a", "b", "c", "d"])  # four texts, room for three: a goes
+    assert len(cached) == 3
+    inner.calls.clear()
+    assert cached.embed(["b", "c", "d", "a"]) == HashingEmbedder(16).embed(["b", "c", "d", "a"])
+    assert inner.calls == [["a"]]
+    unbounded = CachedEmbedder(RecordingEmbedder(), max_size=100, max_bytes=None)
+    unbounded.embed([str(n) for n in range(50)])
+    assert len(unbounded) == 50
+    with pytest.raises(InvalidInputError):
+        CachedEmbedder(RecordingEmbedder(), max_bytes=-1)
+
+
+def test_memory_config_bounds_the_embedding_cache(tmp_path: Path) -> None:
+    config = MemoryConfig(embedding_cache_mib=0.0)
+    with Memory(tmp_path / "off", embedder=HashingEmbedder(16), config=config) as mem:
+        mem.remember("green tea", user_id="ana")
+        mem.remember("green tea", user_id="ana")
+        assert mem.stats()["embedding_cache"]["hits"] == 0
+    with Memory(tmp_path / "on", embedder=HashingEmbedder(16)) as mem:
+        mem.remember("green tea", user_id="ana")
+        mem.remember("green tea", user_id="ana")
+        assert mem.stats()["embedding_cache"]["hits"] >= 1
+    with pytest.raises(ConfigurationError):
+        MemoryConfig(embedding_cache_mib=-1.0)
 
 
 def test_cache_size_zero_disables_caching() -> None:

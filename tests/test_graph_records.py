@@ -39,7 +39,19 @@ EPISODE = {
 }
 
 NAMES = st.sampled_from(
-    ["importance", "stability", "access_count", "tier", "summary", "pinned", "about", "revised_by", "colour"]
+    [
+        "importance",
+        "stability",
+        "access_count",
+        "retrieved_at",
+        "retrieval_stability",
+        "tier",
+        "summary",
+        "pinned",
+        "about",
+        "revised_by",
+        "colour",
+    ]
 )
 VALUES = st.one_of(
     st.none(),
@@ -118,6 +130,38 @@ def test_an_aborted_transaction_puts_fields_and_edges_back() -> None:
     graph.remove_node("b")  # one map holds the nodes and their records: both go
     assert graph.node("b") is None and "b" not in graph and len(graph) == 1
     assert [node_id for node_id, _ in graph.nodes()] == ["a"] and graph.edges_of("a") == []
+
+
+def test_retrieval_marks_make_no_extra_dictionary(tmp_path: Path) -> None:
+    # every retrieval marks the memories it returns: a dictionary each would cost ~250 bytes
+    journal = Journal(tmp_path)
+    journal.load(lambda entries, ops: None, lambda: None)
+    journal.open_for_append()
+    graph = MemoryGraph(journal)
+    graph.put_node("a", dict(EPISODE))
+    graph.put_node("a", {"access_count": 1, "retrieved_at": 150.0, "retrieval_stability": 0.25})
+    record = graph.node("a")
+    assert record is not None and record.extra is None
+    assert (record["retrieved_at"], record.get("retrieval_stability")) == (150.0, 0.25)
+    journal.close()
+    again = MemoryGraph()
+    Journal(tmp_path).load(lambda entries, ops: again.load(entries, ops), again.clear)
+    assert again.node("a") == {
+        **EPISODE,
+        "access_count": 1,
+        "retrieved_at": 150.0,
+        "retrieval_stability": 0.25,
+    }
+
+
+def test_ident_gives_the_graphs_own_id_string() -> None:
+    graph = MemoryGraph()
+    graph.put_node("node-1", dict(EPISODE))
+    (own,) = [node_id for node_id, _ in graph.nodes()]
+    asked = "".join(["node-", "1"])  # equal, another object (as read from a store)
+    assert asked is not own and graph.ident(asked) is own
+    other = "".join(["node-", "2"])
+    assert graph.ident(other) is other  # not a node: kept as given
 
 
 def test_snapshot_round_trip_keeps_every_field(tmp_path: Path) -> None:

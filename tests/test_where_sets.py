@@ -426,3 +426,32 @@ def test_a_bulk_write_drops_every_set(store: VectorStore) -> None:
         store.nearest(q, 5, INSIDE)
     store.where_sets.changed(ids[:10], [{"team": "blue"}] * 10)  # a small one is checked
     assert _kept(store, INSIDE) is not None
+
+
+def test_a_deletion_takes_exactly_its_ids_out_of_a_kept_set() -> None:
+    # the kept sets' members are held sorted (8 bytes an id): a write of a few ids is looked up
+    # in them, a write of many is checked by one pass; both must find a member anywhere
+    cache = VectorCache(1000)
+    sets = WhereSets(cache)
+    members = [f"id-{n:04d}" for n in range(400)]
+    others = [f"other-{n}" for n in range(100)]
+    for written in (["id-0000"], ["id-0399"], ["zz", "id-0213"], [*others[:60], "id-0077"], ["aa"], others):
+        sets.put({"user_id": "ana"}, members[::-1], cache.token())  # Chroma's order is kept
+        assert sets.get({"user_id": "ana"}, cache.token()) == tuple(members[::-1])
+        sets.changed(written, None)
+        kept = sets.get({"user_id": "ana"}, cache.token())
+        assert kept == tuple(i for i in members[::-1] if i not in written), written
+
+
+def test_kept_ids_are_the_string_objects_the_cache_is_given() -> None:
+    # ids read from Chroma are new strings; a kept set holds the graph's own instead
+    cache = VectorCache(8)
+    sets = WhereSets(cache)
+    own = {i: i for i in ("".join(["m", str(n)]) for n in range(3))}
+    cache.shared_ids = lambda memory_id: own.get(memory_id, memory_id)
+    read = ["".join(["m", str(n)]) for n in (2, 0, 1)] + ["x"]  # equal to own's, other objects
+    assert not any(r is own.get(r) for r in read)
+    sets.put({"user_id": "ana"}, read, cache.token())
+    kept = sets.get({"user_id": "ana"}, cache.token())
+    assert kept == tuple(read)  # the same ids in Chroma's order
+    assert all(k is own[k] for k in kept[:3]) and kept[3] is read[3]

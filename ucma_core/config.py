@@ -475,13 +475,18 @@ class MemoryConfig:
     sensory_ttl_seconds: float = 300.0
     #: Episodes stay in the short-term tier this long before consolidation may compress them.
     short_term_ttl_hours: float = 48.0
+    #: Embedded texts the embedding cache keeps (a text embedded again, such as a query
+    #: observed afterwards, is not sent to the embedder twice); 0 turns the cache off.
     embedding_cache_size: int = 1024
+    #: ... and at most this many MiB of their vectors (1 MiB: 512 vectors of 256 floats, 85
+    #: of 1,536; the cache keeps the exact 8-byte floats the embedder returned); 0 turns it off.
+    embedding_cache_mib: float = 1.0
     #: Stored vectors retrieval keeps in memory after reading them (least recently used go
     #: first; a write of a memory drops its copy); 0 reads every vector from Chroma.
     vector_cache_size: int = 8192
-    #: ... and at most this many MiB of their data (4 MiB: 4,096 vectors of 256 floats,
-    #: 682 of 1,536); 0 turns the cache off too.
-    vector_cache_mib: float = 4.0
+    #: ... and at most this many MiB of their data (2 MiB: 2,048 vectors of 256 floats,
+    #: 341 of 1,536); 0 turns the cache off too.
+    vector_cache_mib: float = 2.0
     #: Seconds to wait for another process's lock on the folder; 0 fails at once.
     lock_timeout: float = 0.0
     #: fsync the journal on every write (survives power loss, not only process crashes).
@@ -510,6 +515,7 @@ class MemoryConfig:
         _require(self.sensory_ttl_seconds > 0, "sensory_ttl_seconds must be > 0")
         _require(self.short_term_ttl_hours > 0, "short_term_ttl_hours must be > 0")
         _require(self.embedding_cache_size >= 0, "embedding_cache_size must be >= 0")
+        _require(self.embedding_cache_mib >= 0, "embedding_cache_mib must be >= 0")
         _require(self.vector_cache_size >= 0, "vector_cache_size must be >= 0")
         _require(self.vector_cache_mib >= 0, "vector_cache_mib must be >= 0")
         _require(self.lock_timeout >= 0, "lock_timeout must be >= 0")

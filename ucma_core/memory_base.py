@@ -170,7 +170,9 @@ class MemoryBase:
                 raise
             except ConfigurationError as e:
                 raise EmbedderMismatchError(str(e)) from e
-        self._embedder = CachedEmbedder(chosen, self.config.embedding_cache_size)
+        self._embedder = CachedEmbedder(
+            chosen, self.config.embedding_cache_size, max_bytes=int(self.config.embedding_cache_mib * 2**20)
+        )
         if provider is not None and not callable(getattr(provider, "score_importance", None)):
             raise InvalidInputError("provider must have a score_importance(content, *, source) method")
         offline = OfflineProvider()

@@ -18,7 +18,10 @@ from ucma_core.errors import InvalidInputError, ProviderError
 from ucma_core.protocols import Embedder
 from ucma_core.storage.rowcache import RowCache
 
-__all__ = ["CachedEmbedder", "as_embedder", "check_int", "check_texts", "check_vectors"]
+__all__ = ["DEFAULT_MAX_BYTES", "CachedEmbedder", "as_embedder", "check_int", "check_texts", "check_vectors"]
+
+#: The default bound on the embedding cache's vector data (``MemoryConfig.embedding_cache_mib``).
+DEFAULT_MAX_BYTES = 2**20
 
 
 def check_texts(texts: object) -> list[str]:
@@ -173,9 +176,13 @@ class CachedEmbedder:
         inner: The embedder to wrap.
         max_size: How many distinct texts to keep; ``0`` turns caching off
             (repeats within one call are still sent once).
+        max_bytes: ... and at most this many bytes of their vectors (8 bytes a number;
+            ``None``: no bound in bytes), so long vectors (1,536 or 3,072 floats) do not
+            make the cache many megabytes.
 
     Raises:
-        InvalidInputError: ``inner`` is not an embedder or ``max_size`` is negative.
+        InvalidInputError: ``inner`` is not an embedder, or ``max_size`` or ``max_bytes``
+            is negative.
 
     Examples:
         >>> from ucma_core.embedders.hashing import HashingEmbedder
@@ -183,15 +190,23 @@ class CachedEmbedder:
         >>> _ = cached.embed(["a", "b", "a"])
         >>> (cached.hits, cached.misses)
         (1, 2)
+        >>> small = CachedEmbedder(HashingEmbedder(16), max_bytes=2 * 16 * 8)  # two vectors
+        >>> _ = small.embed(["a", "b", "c"]); _ = small.embed(["a", "c"])
+        >>> (len(small), small.hits, small.misses)
+        (2, 1, 4)
     """
 
-    def __init__(self, inner: Embedder, max_size: int = 1024) -> None:
+    def __init__(
+        self, inner: Embedder, max_size: int = 1024, *, max_bytes: int | None = DEFAULT_MAX_BYTES
+    ) -> None:
         self._inner = as_embedder(inner)
         check_int("max_size", max_size, 0)
+        if max_bytes is not None:
+            check_int("max_bytes", max_bytes, 0)
         self._max_size = max_size
         #: 8 bytes a number (a tuple of floats costs 32), the exact floats returned, in rows of
         #: a few large blocks (one small array per text pinned several times its size).
-        self._cache = RowCache(np.float64, max_size)
+        self._cache = RowCache(np.float64, max_size, max_bytes)
         self._lock = threading.Lock()
         self._hits = 0
         self._misses = 0

@@ -34,6 +34,7 @@ Examples:
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -258,8 +259,9 @@ class People:
             # test reads the word and the characters before it, and a text's first word is taken
             # as opening a sentence either way (see the doctest of ``_joined``)
             joined = _joined(self._backend.texts(list(texts)).values())  # fields not decoded
-            into.mentions.update(name.casefold() for name in names(joined))
-            into.proper |= inside_names(joined)
+            # interned: the same few hundred names recur in every session's sets (one string each)
+            into.mentions.update(sys.intern(name.casefold()) for name in names(joined))
+            into.proper.update(map(sys.intern, inside_names(joined)))
 
 
 def _joined(texts: Iterable[str]) -> str:

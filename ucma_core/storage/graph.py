@@ -632,6 +632,14 @@ class MemoryGraph:
         """The node's typed record (live: change it only through :meth:`put_node`), or ``None``."""
         return self._nodes.get(node_id)
 
+    def ident(self, node_id: str) -> str:
+        """The graph's own string object for ``node_id`` if it is a node, else ``node_id``: a
+        cache that keeps ids read from a store (a new string each, about 80 bytes) keeps this
+        one instead and holds no copy of its own
+        (:attr:`~ucma_core.storage.vectorcache.VectorCache.shared_ids`)."""
+        record = self._nodes.get(node_id)
+        return node_id if record is None else record.ident
+
     def node_as(self, node_id: str, cls: type[_R]) -> _R | None:
         """The node's record if it is a ``cls`` (e.g. :class:`~ucma_core.storage.nodes.FactNode`
         for a fact, :class:`~ucma_core.storage.nodes.MemoryNode` for any memory), else ``None``."""

@@ -208,13 +208,20 @@ class EntityNode(NodeRecord):
 
 
 class MemoryNode(NodeRecord):
-    """Fields every memory node has: scope, clock, retention state, provenance, marks."""
+    """Fields every memory node has: scope, clock, retention state, provenance, marks.
+
+    ``retrieved_at`` and ``retrieval_stability`` are set on every memory a retrieval returns
+    (:mod:`~ucma_core.stores.accessmarks`): as slots they cost 16 bytes on every node, where
+    an ``extra`` dictionary made for them cost about 250 bytes on each retrieved one (a
+    long-running memory retrieves most of its memories sooner or later)."""
 
     __slots__ = (
         "access_count",
         "agent_id",
         "importance",
         "last_access",
+        "retrieval_stability",
+        "retrieved_at",
         "session_id",
         "source",
         "source_ids",
@@ -234,6 +241,8 @@ class MemoryNode(NodeRecord):
     last_access: float
     access_count: int
     source_ids: tuple[str, ...]
+    retrieved_at: float
+    retrieval_stability: float
 
 
 class EpisodeNode(MemoryNode):

@@ -308,8 +308,9 @@ class Recovery:
         """The folder's vector store: buffered (group commit) unless the config turns it off."""
         config = self.config
         timeout, batch = config.limits.chroma_timeout_seconds, config.limits.chroma_batch_size
+        store: VectorStore
         if config.group_commit.enabled:
-            return BufferedVectorStore(
+            store = BufferedVectorStore(
                 config.chroma,
                 self.folder,
                 timeout=timeout,
@@ -318,7 +319,12 @@ class Recovery:
                 min_free=config.limits.min_free_bytes if config.chroma.host is None else 0,
                 **cache_args(config),
             )
-        return VectorStore(config.chroma, self.folder, timeout=timeout, max_batch=batch, **cache_args(config))
+        else:
+            store = VectorStore(
+                config.chroma, self.folder, timeout=timeout, max_batch=batch, **cache_args(config)
+            )
+        store.cache.shared_ids = self.graph.ident  # the caches keep the graph's id strings
+        return store
 
     def _own_collections(self) -> list[str]:
         """Collections stamped with this folder's id, oldest generation first."""

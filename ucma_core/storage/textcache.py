@@ -37,6 +37,9 @@ class TextCache:
         self._items: OrderedDict[str, str] = OrderedDict()
         self._lock = threading.Lock()
         self._writes = 0
+        #: Texts answered from the cache, and asked for but not held, so far.
+        self.hits = 0
+        self.misses = 0
 
     def __len__(self) -> int:
         return len(self._items)
@@ -51,6 +54,9 @@ class TextCache:
                 if text is not None:
                     items.move_to_end(memory_id)
                     found[memory_id] = text
+                else:
+                    self.misses += 1
+            self.hits += len(found)
         return found
 
     def token(self) -> int:

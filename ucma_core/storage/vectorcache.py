@@ -24,7 +24,7 @@ row reused for another vector never changes an answer already handed out.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_MAX_BYTES", "CacheArgs", "VectorCache", "cache_args"]
 
 #: The default bound on the cached vectors' data (``MemoryConfig.vector_cache_mib``).
-DEFAULT_MAX_BYTES = 4 * 2**20
+DEFAULT_MAX_BYTES = 2 * 2**20
 
 
 class CacheArgs(TypedDict):
@@ -84,6 +84,12 @@ class VectorCache:
         #: Lookups that missed a vector (each is followed by one read of the store).
         self.reads = 0
         self._writes = 0
+        #: Gives, for a memory id, an equal string object held anyway (the memory graph's,
+        #: :meth:`~ucma_core.storage.graph.MemoryGraph.ident`): the ids this cache and the
+        #: :class:`~ucma_core.storage.wheresets.WhereSets` built on it keep are then no copies
+        #: of their own (at 10,000 memories, about 10,000 ids read from Chroma: 0.9 MiB).
+        #: ``None``: the ids are kept as read.
+        self.shared_ids: Callable[[str], str] | None = None
 
     def __len__(self) -> int:
         return len(self._rows)
@@ -133,9 +139,10 @@ class VectorCache:
         with self._lock:
             if token != self._writes:
                 return
+            share = self.shared_ids
             for memory_id, vector in vectors.items():
                 if vector.ndim == 1:
-                    self._rows.put(memory_id, vector)
+                    self._rows.put(memory_id if share is None else share(memory_id), vector)
 
     def forget(self, ids: Sequence[str] | Iterable[str]) -> None:
         """Drop ``ids`` (their stored vectors are being rewritten or deleted)."""

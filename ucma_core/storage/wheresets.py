@@ -63,8 +63,10 @@ from __future__ import annotations
 
 import json
 import threading
+from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 import numpy as np
@@ -75,11 +77,12 @@ from ucma_core.storage.vectorcache import VectorCache
 __all__ = ["WhereSets", "nearest_among"]
 
 #: A clause whose set holds more ids than this is searched by Chroma with the clause (and
-#: not kept). A kept id costs about 140 bytes (its str, a tuple slot, a frozenset entry).
+#: not kept). A kept id costs 16 bytes (a slot in the set and one in its sorted members; the
+#: str is the graph's own, see :attr:`VectorCache.shared_ids`), about 100 more when it is a copy.
 MAX_IDS = 16_384
 #: Clauses kept at a time (the least recently used go first).
 MAX_SETS = 32
-#: Ids kept in all sets together (about 9 MiB; the least recently used sets go first).
+#: Ids kept in all sets together (1 to 8 MiB; the least recently used sets go first).
 MAX_TOTAL_IDS = 65_536
 #: A write whose records times the clauses known is larger than this drops every set
 #: (checking each record against each clause would cost more than listing again).
@@ -133,7 +136,8 @@ class WhereSets:
         self._lock = threading.Lock()
         self._token = cache.token()
         self._sets: OrderedDict[str, tuple[str, ...]] = OrderedDict()
-        self._members: dict[str, frozenset[str]] = {}  # the kept sets' ids, for :meth:`changed`
+        # the kept sets' ids sorted, for :meth:`changed` (8 bytes an id; a frozenset costs 40-70)
+        self._members: dict[str, tuple[str, ...]] = {}
         self._clauses: dict[str, Mapping[str, Any]] = {}  # each key's clause
         self._asked: set[str] = set()
         #: Whether the collection holds every record written so far: a memory shared through
@@ -215,9 +219,7 @@ class WhereSets:
     def _drop_if_changed(self, key: str, written: frozenset[str], joins: dict[str, bool] | None) -> None:
         """Drop ``key``'s set (and its ask) if the write may have changed it."""
         members = self._members.get(key)
-        hit = (
-            joins is None or any(joins.values()) or (members is not None and not members.isdisjoint(written))
-        )
+        hit = joins is None or any(joins.values()) or (members is not None and _holds_any(members, written))
         if hit or (members is None and key in self._sets):
             self._drop(key)
             self._clauses.pop(key, None)
@@ -235,14 +237,17 @@ class WhereSets:
                 self._clauses.pop(key, None)
                 self.dropped += 1
             return
-        gone = {i for i, admitted in joins.items() if not admitted and i in members}
-        new = [i for i, admitted in joins.items() if admitted and i not in members]  # in write order
+        gone = {i for i, admitted in joins.items() if not admitted and _holds(members, i)}
+        new = [i for i, admitted in joins.items() if admitted and not _holds(members, i)]  # in write order
         if gone or new:
+            share = self._cache.shared_ids
+            if share is not None:
+                new = [share(memory_id) for memory_id in new]
             ids = tuple(i for i in self._sets[key] if i not in gone) + tuple(new)
             small = len(ids) <= self.max_ids
             self._sets[key] = ids if small else _TOO_MANY
             if small:
-                self._members[key] = frozenset(ids)
+                self._members[key] = tuple(sorted(ids))
             else:
                 self._members.pop(key, None)
             self._evict()
@@ -305,10 +310,13 @@ class WhereSets:
             if not self._current(token):
                 return
             small = len(ids) <= self.max_ids
+            share = self._cache.shared_ids
+            if small and share is not None:
+                ids = [share(memory_id) for memory_id in ids]  # not a copy of each id
             self._sets[key] = tuple(ids) if small else _TOO_MANY
             self._clauses[key] = where
             if small:
-                self._members[key] = frozenset(ids)
+                self._members[key] = tuple(sorted(ids))
             else:
                 self._members.pop(key, None)
             self._sets.move_to_end(key)
@@ -365,6 +373,24 @@ def _joins(
             return None
         joins[i] = answer
     return joins
+
+
+def _holds(members: tuple[str, ...], memory_id: str) -> bool:
+    """Whether the sorted ``members`` hold ``memory_id``."""
+    at = bisect_left(members, memory_id)
+    return at < len(members) and members[at] == memory_id
+
+
+def _holds_any(members: tuple[str, ...], ids: AbstractSet[str]) -> bool:
+    """Whether the sorted ``members`` hold one of ``ids``.
+
+    Examples:
+        >>> _holds_any(("a", "c", "e"), {"b", "e"}), _holds_any(("a", "c"), {"b"})
+        (True, False)
+    """
+    if len(ids) * 8 >= len(members):  # many ids: one pass over the members
+        return any(member in ids for member in members)
+    return any(_holds(members, memory_id) for memory_id in ids)
 
 
 def nearest_among(

@@ -647,6 +647,7 @@ class PgBackend(Backend):
             max_batch=config.limits.chroma_batch_size,
             **cache_args(config),
         )
+        self.vectors.cache.shared_ids = self.graph.ident  # the caches keep the graph's id strings
         self._opened.append(self.vectors)
         try:
             self.vectors.use(manifest.collection, create=fresh, folder_id=manifest.folder_id)

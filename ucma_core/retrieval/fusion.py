@@ -55,7 +55,8 @@ def calibrated(
 ) -> dict[str, dict[str, float]]:
     """Dense and keyword scores mapped to [0, 1] for this query (see the module docstring);
     the structured signals as they are."""
-    dense = [max(0.0, s.get("dense", 0.0)) for s in signals.values()]
+    # ``x if x > 0.0 else 0.0`` is ``max(0.0, x)`` (NaN too), without a call per candidate
+    dense = [d if (d := s.get("dense", 0.0)) > 0.0 else 0.0 for s in signals.values()]
     best_dense = max(dense, default=0.0)
     # the floor needs a pool to be a floor: with few candidates every one may be relevant
     floor = _quantile(dense, config.dense_floor) if config.dense_floor > 0 and len(dense) >= MIN_POOL else 0.0
@@ -65,7 +66,12 @@ def calibrated(
     out: dict[str, dict[str, float]] = {}
     spread = best_dense - floor if best_dense > floor else 0.0
     for (memory_id, sig), d in zip(signals.items(), dense, strict=True):
-        values = {k: min(1.0, max(0.0, v)) for k, v in sig.items() if k != "dense" and k != "keyword"}
+        # ``min(1.0, max(0.0, v))``, spelled out
+        values = {
+            k: (v if v < 1.0 else 1.0) if v > 0.0 else 0.0
+            for k, v in sig.items()
+            if k != "dense" and k != "keyword"
+        }
         values["dense"] = max(0.0, d - floor) / spread if spread else 0.0
         k = sig.get("keyword", 0.0)
         values["keyword"] = k / best_keyword if best_keyword > 0 and k > 0 else 0.0
@@ -111,7 +117,13 @@ def fuse(
     share = config.rank_fusion
     if share > 0:
         ranks = [_ranks(signals, s) for s in ("dense", "keyword") if s in in_play]
-        rrf = {i: sum(1.0 / (RRF_K + r[i]) for r in ranks if i in r) for i in signals}
+        rrf: dict[str, float] = {}
+        for i in signals:
+            term: float = 0  # as ``sum`` adds: from the integer 0, in ``ranks``' order
+            for r in ranks:
+                if i in r:
+                    term += 1.0 / (RRF_K + r[i])
+            rrf[i] = term
         best = max(rrf.values(), default=0.0)
         if best > 0:
             fused = {i: (1 - share) * fused[i] + share * rrf[i] / best for i in fused}

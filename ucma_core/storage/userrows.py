@@ -136,6 +136,7 @@ def _set(bits: bytearray, rowid: int) -> None:
 
 def _rowids(bits: bytearray) -> list[int]:
     """The row ids whose bit is set in ``bits``, in order."""
-    flags = np.unpackbits(np.frombuffer(bytes(bits), dtype=np.uint8), bitorder="little")
+    # as booleans: ``flatnonzero`` is several times faster on them than on bytes
+    flags = np.unpackbits(np.frombuffer(bits, dtype=np.uint8), bitorder="little").view(np.bool_)
     found: list[int] = np.flatnonzero(flags).tolist()
     return found

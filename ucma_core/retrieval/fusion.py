@@ -24,6 +24,7 @@ relevance of memories that fit the time asked about.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 
 from ucma_core.config import FusionConfig
 
@@ -79,10 +80,17 @@ def calibrated(
     return out
 
 
+@lru_cache(maxsize=1024)
+def _six(value: float) -> float:
+    """``value`` to 6 significant digits. Cached: a retrieval fuses twice, the second time
+    mostly over the same scores, and the decimal round trip is the dearest step of a rank."""
+    return float(f"{value:.6g}")
+
+
 def _ranks(signals: Mapping[str, Mapping[str, float]], signal: str) -> dict[str, int]:
     """1-based ranks by ``signal``; equal scores (to 6 significant digits: index statistics
     leave float noise) share a rank, so the order of ties cannot move a score."""
-    scores = {i: float(f"{s[signal]:.6g}") for i, s in signals.items() if s.get(signal, 0.0) > 0}
+    scores = {i: _six(s[signal]) for i, s in signals.items() if s.get(signal, 0.0) > 0}
     counts: dict[float, int] = {}
     for value in scores.values():
         counts[value] = counts.get(value, 0) + 1

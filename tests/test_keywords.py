@@ -119,6 +119,20 @@ def test_a_users_search_never_sees_a_row_that_took_a_deleted_rows_id(tmp_path) -
     index.close()
 
 
+def test_the_user_searched_last_sees_each_write_at_once(tmp_path) -> None:
+    # the last user searched is held as a set of row ids: every write must reach it too
+    index = KeywordIndex(tmp_path)
+    index.add([_row("a", "kayak at the lake", "ana"), _row("b", "kayak rental", "bob")])
+    assert [h.id for h in index.search("kayak", 5, user_id="ana")] == ["a"]
+    index.add([_row("c", "a second kayak", "ana")])
+    assert {h.id for h in index.search("kayak", 5, user_id="ana")} == {"a", "c"}
+    index.delete(["c"])  # the newest row: SQLite gives its id to the next row added
+    index.add([_row("d", "kayak for bob", "bob")])
+    assert [h.id for h in index.search("kayak", 5, user_id="ana")] == ["a"]
+    assert {h.id for h in index.search("kayak", 5, user_id="bob")} == {"b", "d"}
+    index.close()
+
+
 def test_a_users_search_sees_rows_another_connection_added_or_deleted(tmp_path) -> None:
     reader, writer = KeywordIndex(tmp_path), KeywordIndex(tmp_path)
     writer.add([_row("a", "boiler serviced", "ana")])

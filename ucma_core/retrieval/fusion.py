@@ -24,6 +24,7 @@ relevance of memories that fit the time asked about.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 
 from ucma_core.config import FusionConfig
 
@@ -55,7 +56,8 @@ def calibrated(
 ) -> dict[str, dict[str, float]]:
     """Dense and keyword scores mapped to [0, 1] for this query (see the module docstring);
     the structured signals as they are."""
-    dense = [max(0.0, s.get("dense", 0.0)) for s in signals.values()]
+    # ``x if x > 0.0 else 0.0`` is ``max(0.0, x)`` (NaN too), without a call per candidate
+    dense = [d if (d := s.get("dense", 0.0)) > 0.0 else 0.0 for s in signals.values()]
     best_dense = max(dense, default=0.0)
     # the floor needs a pool to be a floor: with few candidates every one may be relevant
     floor = _quantile(dense, config.dense_floor) if config.dense_floor > 0 and len(dense) >= MIN_POOL else 0.0
@@ -65,7 +67,12 @@ def calibrated(
     out: dict[str, dict[str, float]] = {}
     spread = best_dense - floor if best_dense > floor else 0.0
     for (memory_id, sig), d in zip(signals.items(), dense, strict=True):
-        values = {k: min(1.0, max(0.0, v)) for k, v in sig.items() if k != "dense" and k != "keyword"}
+        # ``min(1.0, max(0.0, v))``, spelled out
+        values = {
+            k: (v if v < 1.0 else 1.0) if v > 0.0 else 0.0
+            for k, v in sig.items()
+            if k != "dense" and k != "keyword"
+        }
         values["dense"] = max(0.0, d - floor) / spread if spread else 0.0
         k = sig.get("keyword", 0.0)
         values["keyword"] = k / best_keyword if best_keyword > 0 and k > 0 else 0.0
@@ -73,10 +80,17 @@ def calibrated(
     return out
 
 
+@lru_cache(maxsize=1024)
+def _six(value: float) -> float:
+    """``value`` to 6 significant digits. Cached: a retrieval fuses twice, the second time
+    mostly over the same scores, and the decimal round trip is the dearest step of a rank."""
+    return float(f"{value:.6g}")
+
+
 def _ranks(signals: Mapping[str, Mapping[str, float]], signal: str) -> dict[str, int]:
     """1-based ranks by ``signal``; equal scores (to 6 significant digits: index statistics
     leave float noise) share a rank, so the order of ties cannot move a score."""
-    scores = {i: float(f"{s[signal]:.6g}") for i, s in signals.items() if s.get(signal, 0.0) > 0}
+    scores = {i: _six(s[signal]) for i, s in signals.items() if s.get(signal, 0.0) > 0}
     counts: dict[float, int] = {}
     for value in scores.values():
         counts[value] = counts.get(value, 0) + 1
@@ -111,7 +125,13 @@ def fuse(
     share = config.rank_fusion
     if share > 0:
         ranks = [_ranks(signals, s) for s in ("dense", "keyword") if s in in_play]
-        rrf = {i: sum(1.0 / (RRF_K + r[i]) for r in ranks if i in r) for i in signals}
+        rrf: dict[str, float] = {}
+        for i in signals:
+            term: float = 0  # as ``sum`` adds: from the integer 0, in ``ranks``' order
+            for r in ranks:
+                if i in r:
+                    term += 1.0 / (RRF_K + r[i])
+            rrf[i] = term
         best = max(rrf.values(), default=0.0)
         if best > 0:
             fused = {i: (1 - share) * fused[i] + share * rrf[i] / best for i in fused}

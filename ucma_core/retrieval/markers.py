@@ -69,8 +69,9 @@ def _whose(node: Node) -> list[str]:
 def demotion(node: Node, *, about_me: bool, weight: float) -> float:
     """The score multiplier of one memory: ``weight`` when it was revised, when it is an
     answered question, or when ``about_me`` and it is only about other people; else 1."""
-    if any(node.get(marker) for marker in FOLLOWS):
-        return weight
+    for marker in FOLLOWS:  # a loop, not ``any(...)``: no generator per candidate
+        if node.get(marker):
+            return weight
     whose = _whose(node)
     if about_me and whose and "user" not in whose:
         return weight

@@ -37,6 +37,7 @@ import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from ucma_core.retrieval.context import names
 from ucma_core.scope import Scope
@@ -127,9 +128,14 @@ class Census:
             return False
         return self.mentions.get(folded, 0) <= max(RARE_SESSIONS, RARE_SHARE * self.sessions)
 
-    def names(self) -> set[str]:
-        """Every known person's name, case-folded (participants, the user, widespread names)."""
-        return set(self.people) | {n for n in self.mentions if self.widespread(n)}
+    def names(self) -> frozenset[str]:
+        """Every known person's name, case-folded (participants, the user, widespread names);
+        worked out once per census (a census is cached per scope and never changes)."""
+        return self._names
+
+    @cached_property
+    def _names(self) -> frozenset[str]:
+        return frozenset(self.people) | {n for n in self.mentions if self.widespread(n)}
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,8 @@ stored records; only the memories returned are decoded.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
 from ucma_core.config import RankingConfig
 from ucma_core.dynamics.retention import recency, retention
@@ -38,8 +38,9 @@ _LEARNING, _PROSPECTIVE = MemoryType.LEARNING.value, MemoryType.PROSPECTIVE.valu
 _DEPRECATED, _RESOLVED = ProcedureStatus.DEPRECATED.value, IntentionStatus.RESOLVED.value
 
 
-@dataclass(frozen=True)
-class Factors:
+class Factors(NamedTuple):
+    """The rank factors of one memory (a tuple: retrieval makes one per candidate)."""
+
     relevance: float
     importance: float
     recency: float

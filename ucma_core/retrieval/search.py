@@ -545,7 +545,8 @@ class Retriever:
     # ------------------------------------------------------------------ sources
     def _keyword(
         self, query: str, n: int, filters: Filters, ids: Sequence[str] | None
-    ) -> list[tuple[str, float]]:
+    ) -> Sequence[tuple[str, float]]:
+        """``(id, score)`` of the best keyword matches (:class:`KeywordHit` tuples)."""
         index = self._ctx.backend.keywords
         if index is None:
             return []
@@ -560,7 +561,7 @@ class Retriever:
             time_range=filters.time_range,
             ids=ids,
         )
-        return [(h.id, h.score) for h in found]
+        return found
 
     def _entity_candidates(self, query: str, plan: Route, filters: Filters) -> dict[str, float]:
         """Facts about entities named in the query (1.0) and the episodes they came from (0.7)."""

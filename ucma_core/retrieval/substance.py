@@ -56,14 +56,17 @@ def content_free(text: str, *, names: Collection[str] = ()) -> bool:
         >>> content_free("Sam!", names={"sam"})  # a name alone may answer "who?"
         False
     """
+    return _free(text, {n.casefold() for n in names} if names else frozenset())
+
+
+def _free(text: str, known: Collection[str]) -> bool:
+    """:func:`content_free` with the ``names`` already case-folded (``known``)."""
     words = _WORD.findall(text.casefold())
     if not words:
         return True
     if len(words) > _PLEASANTRY_WORDS:
         return False
-    known = {n.casefold() for n in names} if names else set()
-    pleasant = [w for w in words if w in _PLEASANTRIES]
-    return bool(pleasant) and all(w in _PLEASANTRIES or w in known for w in words)
+    return any(w in _PLEASANTRIES for w in words) and all(w in _PLEASANTRIES or w in known for w in words)
 
 
 def content_last(
@@ -75,10 +78,12 @@ def content_last(
 ) -> dict[str, float]:
     """The score factor of each content-free id among ``ranked`` (those with a text in
     ``texts``) that puts it below every content one there; ``{}`` when none needs moving."""
-    free = [i for i in ranked if i in texts and content_free(texts[i], names=names)]
+    known = {n.casefold() for n in names}  # once, not once per text
+    free = [i for i in ranked if i in texts and _free(texts[i], known)]
     if not free:
         return {}
-    content = [scores[i] for i in ranked if i in texts and i not in set(free)]
+    freed = set(free)
+    content = [scores[i] for i in ranked if i in texts and i not in freed]
     floor = min(content, default=0.0)
     top = max(scores[i] for i in free)
     if floor <= 0 or top <= 0:

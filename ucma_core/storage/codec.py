@@ -299,6 +299,14 @@ def _same(value: Any) -> Any:
     return value
 
 
+#: A field a record's graph node does not hold.
+_ABSENT: Any = object()
+
+
+def _absent(name: str, default: Any) -> Any:
+    return default
+
+
 def decode(
     memory_id: str, document: str, metadata: dict[str, Any], node: Mapping[str, Any] | None
 ) -> MemoryRecord:
@@ -313,15 +321,13 @@ def decode(
             "content": document,
             "metadata": packed.get("metadata", {}),
         }
+        read = node.get if node is not None else _absent
         for name, scope, empty, convert in _plan(mtype):
             if name in values:
                 continue
-            if node is not None and name in node:
-                raw = node[name]
-            elif name in packed:
-                raw = packed[name]
-            else:
-                raw = metadata.get(name)
+            raw = read(name, _ABSENT)  # one look-up of the node, not ``in`` then ``[]``
+            if raw is _ABSENT:
+                raw = packed[name] if name in packed else metadata.get(name)
             if scope:
                 values[name] = raw or None
             elif raw is None:

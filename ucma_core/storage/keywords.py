@@ -24,7 +24,7 @@ import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ucma_core.errors import StorageError
 from ucma_core.storage.diskspace import storage_error
@@ -102,8 +102,9 @@ def keyword_row(record: MemoryRecord, stored: dict[str, str | int | float | bool
     )
 
 
-@dataclass(frozen=True)
-class KeywordHit:
+class KeywordHit(NamedTuple):
+    """One match of a keyword search (a tuple: a search builds hundreds of them)."""
+
     id: str
     score: float  # BM25, larger is better
 
@@ -220,7 +221,7 @@ class KeywordIndex:
         self.text_cache = TextCache(TEXT_CACHE_SIZE)
         #: Each searched user's rows: a search tests them instead of reading every match's user.
         self._user_rows = UserRows()
-        self._db.create_function("ucma_owned", 2, self._user_rows.owns)
+        self._db.create_function("ucma_owned", 1, self._user_rows.chosen)
 
     @classmethod
     def open_or_rebuild(cls, folder: Path) -> tuple[KeywordIndex, str | None]:
@@ -407,14 +408,15 @@ class KeywordIndex:
         sql = ["SELECT id, bm25(memories) FROM memories WHERE memories MATCH ?", *found[0]]
         args: list[object] = [expr, *found[1]]
         if user_id is not False:
-            sql.append("AND ucma_owned(?, rowid)")
-            args.append(owner := user_id or "")
+            sql.append("AND ucma_owned(rowid)")
+            owner = user_id or ""
         sql.append("ORDER BY bm25(memories) LIMIT ?")
         args.append(n)
         try:
             with self._user_rows.lock:
                 if user_id is not False:
                     self._know(owner)
+                    self._user_rows.choose(owner)
                 rows = self._db.execute(" ".join(sql), args).fetchall()
         except sqlite3.Error as e:
             raise StorageError(f"keyword search failed: {e}") from e

@@ -168,9 +168,12 @@ class WhereSets:
         self._asked.clear()
 
     def _drop(self, key: str) -> None:
+        """Forget ``key``'s set, its clause and its ask (a write changed it in a way not known)."""
         self._sets.pop(key, None)
         self._members.pop(key, None)
         self._asked.discard(key)
+        self._clauses.pop(key, None)
+        self.dropped += 1
 
     def changed(
         self,
@@ -222,8 +225,6 @@ class WhereSets:
         hit = joins is None or any(joins.values()) or (members is not None and _holds_any(members, written))
         if hit or (members is None and key in self._sets):
             self._drop(key)
-            self._clauses.pop(key, None)
-            self.dropped += 1
         elif key in self._sets:
             self.kept += 1
 
@@ -234,8 +235,6 @@ class WhereSets:
         if members is None:  # a set too large to keep: a deletion may shrink it
             if deleted and joins:
                 self._drop(key)
-                self._clauses.pop(key, None)
-                self.dropped += 1
             return
         gone = {i for i, admitted in joins.items() if not admitted and _holds(members, i)}
         new = [i for i, admitted in joins.items() if admitted and not _holds(members, i)]  # in write order

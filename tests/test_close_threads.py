@@ -42,8 +42,9 @@ def test_a_remember_that_raised_half_way_leaves_no_read_running_and_close_no_thr
 ) -> None:
     assert ucma_threads() == []
     release, started, finished = threading.Event(), threading.Event(), threading.Event()
-    # few dense candidates, so the keyword matches' vectors are read apart
-    config = MemoryConfig(fusion=FusionConfig(min_candidates=2, candidates_per_result=1))
+    # few dense candidates, so the keyword matches' vectors are read apart; no vector cache, so
+    # the dense search is Chroma's filtered query and no read of vectors comes before the event
+    config = MemoryConfig(fusion=FusionConfig(min_candidates=2, candidates_per_result=1), vector_cache_size=0)
     mem = Memory(tmp_path / "memory", embedder=EventEmbedderFails(release), config=config)
     for n in range(30):
         mem.observe(f"note {n}: we ate grilled sardines by the harbour with Rui", user_id="ana")

@@ -430,6 +430,29 @@ class KeywordIndex:
             found = self._db.execute(f"SELECT id FROM {_CONTENT} WHERE c2 = ?", (user,))
             self._user_rows.load(user, (r for (r,) in found), version=version)
 
+    def owned(self, user: str) -> list[str]:
+        """The memory ids of ``user``'s rows (``""``: the memories stored without a user), in
+        row id order (the order they were added, but for a row id a deletion freed). One scan
+        of the index's user column, which also holds the user's rows for their keyword
+        searches (a search after it reads no more).
+
+        The index holds a row for every memory Chroma holds and every one waiting for its
+        Chroma write (:meth:`add` is part of each store of a memory), so this lists what a
+        Chroma filter on ``user_id`` admits, without asking Chroma (see
+        :attr:`~ucma_core.storage.vectors.VectorStore.owned_by`)."""
+        try:
+            with self._user_rows.lock:
+                version = int(self._db.execute("PRAGMA data_version").fetchone()[0])
+                rows = self._db.execute(
+                    f"SELECT id, c1 FROM {_CONTENT} WHERE c2 = ? ORDER BY id", (user,)
+                ).fetchall()
+                self._user_rows.current(version)
+                if not self._user_rows.known(user):
+                    self._user_rows.load(user, (rowid for rowid, _ in rows), version=version)
+        except sqlite3.Error as e:
+            raise StorageError(f"cannot read keyword index {self.path}: {e}") from e
+        return [memory_id for _, memory_id in rows]
+
     def rewrite_stored(
         self,
         rewrite: Callable[[str, str, dict[str, Any]], dict[str, str | int | float | bool]],

@@ -242,6 +242,11 @@ class PendingVectors:
             finally:
                 self._hurry -= 1
 
+    def waiting(self) -> frozenset[str]:
+        """The ids waiting now."""
+        with self._cond:
+            return frozenset(self._rows)
+
     def rows(self, ids: Iterable[str]) -> dict[str, Row]:
         """The waiting rows among ``ids``."""
         with self._cond:
@@ -476,6 +481,12 @@ class BufferedVectorStore(VectorStore):
             return hits[:n]
 
         return merged
+
+    def _stored(self, ids: tuple[str, ...]) -> tuple[str, ...]:
+        # what waits is searched in the buffer (:meth:`nearest_later`), and Chroma would refuse
+        # a query naming an id it does not hold yet
+        waiting = self.pending.waiting()
+        return ids if waiting.isdisjoint(ids) else tuple(i for i in ids if i not in waiting)
 
     def vectors_of_later(self, ids: Sequence[str]) -> Callable[[], dict[str, np.ndarray]]:
         # the buffer first: a record leaves it only once Chroma holds it

@@ -324,6 +324,9 @@ class Recovery:
                 config.chroma, self.folder, timeout=timeout, max_batch=batch, **cache_args(config)
             )
         store.cache.shared_ids = self.graph.ident  # the caches keep the graph's id strings
+        # a user's kept set listed from the keyword index, which holds a row for every record
+        # (read through ``self``: a rebuilt index replaces the object)
+        store.owned_by = lambda user: self.keywords.owned(user)
         return store
 
     def _own_collections(self) -> list[str]:

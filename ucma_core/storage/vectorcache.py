@@ -4,7 +4,8 @@ A memory's stored vector changes only when the memory is rewritten, so what one
 retrieval read from Chroma (the nearest neighbours' vectors, the vectors of keyword,
 entity and graph candidates) can serve the next one without another round trip.
 :class:`~ucma_core.storage.vectors.VectorStore` fills it from every read that returns
-vectors and forgets an id whenever a write touches it (add, upsert, delete) or the
+vectors (and reads the vectors of a small write back into it, after the write: what a
+search is likely to want next) and forgets an id whenever a write touches it (add, upsert, delete) or the
 collection changes; a backend shared by several processes forgets what another
 process rewrote when it syncs.
 

@@ -43,7 +43,7 @@ from ucma_core.storage.chromafiles import is_segment_dir, remove_unused_segments
 from ucma_core.storage.chromathread import CallAbandoned, CallTimeout, ChromaThread
 from ucma_core.storage.diskspace import storage_error
 from ucma_core.storage.vectorcache import DEFAULT_MAX_BYTES, VectorCache
-from ucma_core.storage.wheresets import WhereSets, nearest_among
+from ucma_core.storage.wheresets import WhereSets, nearest_among, owner_of
 
 __all__ = ["CollectionProblem", "VectorHit", "VectorStore", "chroma_settings", "open_chroma"]
 
@@ -119,6 +119,12 @@ class VectorStore:
         self.cache = VectorCache(cache_size, max_bytes=cache_bytes)
         #: Ids of the ``where`` clauses searched again with no write in between.
         self.where_sets = WhereSets(self.cache)
+        #: The ids of one user's records (``""``: those stored without a user), Chroma's and
+        #: those waiting for their Chroma write, from the memory's own index; set by a folder's
+        #: backend (:meth:`KeywordIndex.owned <ucma_core.storage.keywords.KeywordIndex.owned>`).
+        #: A search inside one user's memories then keeps its set from the first ask on,
+        #: listed with no Chroma read (see :meth:`nearest_later`).
+        self.owned_by: Callable[[str], Sequence[str]] | None = None
         self._folder = folder
         self.embedded_path: Path | None = None if config.host else folder / "chroma"
         self._worker = ChromaThread(timeout)
@@ -326,6 +332,30 @@ class VectorStore:
             failed = False
         finally:
             self._forget(method, ids, columns, failed=failed)  # before and after: see VectorCache
+        if "embeddings" in columns:
+            self._read_back(ids)
+
+    def _read_back(self, ids: Sequence[str]) -> None:
+        """Put the vectors of records just written into :attr:`cache`, read on the worker
+        after the write and not waited for: a memory just written is often the next one a
+        search needs (the user who just spoke). Read back rather than kept as sent, because
+        Chroma's copy differs from what it was given in the last bit here and there. A write
+        larger than a quarter of the cache is not read back (an import), and a read that
+        fails or overlaps another write only leaves its vectors out."""
+        if not ids or len(ids) > self.cache.capacity // 4 or self._broken or self._col is None:
+            return
+        col, cache, token = self._col, self.cache, self.cache.token()
+        own = {i: i for i in ids}  # the caller's id strings, not Chroma's copies
+
+        def read() -> None:
+            res = col.get(ids=list(own), include=["embeddings"])
+            found = zip(res["ids"], res["embeddings"], strict=True)
+            cache.put(
+                {own.get(i, i): np.asarray(v, dtype=np.float32) for i, v in found if v is not None}, token
+            )
+
+        with contextlib.suppress(StorageError):  # a worker stopped meanwhile (closing): nothing to keep
+            self._worker.submit(read)  # its errors are dropped with its future
 
     def _forget(
         self, method: str, ids: Sequence[str], columns: Mapping[str, Any], *, failed: bool = False
@@ -500,23 +530,40 @@ class VectorStore:
         sets = self.where_sets
         ids = sets.get(where, token)
         if ids is None:
-            if not sets.narrows(where, token) and not sets.wanted(where, token):
+            owner = owner_of(where) if self.owned_by is not None else None
+            if owner is not None and self.owned_by is not None and sets.listable(where, token):
+                listed = self.owned_by(owner)
+            elif sets.narrows(where, token) or sets.wanted(where, token):
+                # ids only, at most one more than a set worth keeping (a larger one is only marked too large)
+                limit = sets.max_ids + 1
+                got = self._run("listing records", lambda col: col.get(where=where, limit=limit, include=[]))
+                listed = got["ids"]
+            else:
                 return None
-            # ids only, at most one more than a set worth keeping (a larger set is only marked too large)
-            limit = sets.max_ids + 1
-            listed = self._run("listing records", lambda col: col.get(where=where, limit=limit, include=[]))
-            sets.put(where, listed["ids"], token)
+            sets.put(where, listed, token)
             ids = sets.get(where, token)
             if ids is None:
                 return None
+        ids = self._stored(ids)
         if len(ids) > self._breadth(n):
             # Chroma's index is approximate beyond its search breadth: it answers, inside the ids
             return self._query_later(vector, n, where, ids)
-        found = VectorStore.vectors_of_later(self, ids)()  # the stored vectors, not a write buffer's
-        if len(found) < len(ids) or self.cache.token() != token:
-            return None  # written meanwhile: Chroma answers
-        near = nearest_among(vector, {i: found[i] for i in ids}, n)
-        return lambda: near
+        # the members' stored vectors (not a write buffer's): a read of those not cached runs on
+        # the worker meanwhile, as a query would
+        read = VectorStore.vectors_of_later(self, ids)
+
+        def near() -> list[tuple[str, float, np.ndarray]]:
+            found = read()
+            if len(found) < len(ids) or self.cache.token() != token:
+                return self._query_later(vector, n, where, None)()  # written meanwhile: Chroma answers
+            return nearest_among(vector, {i: found[i] for i in ids}, n)
+
+        return near
+
+    def _stored(self, ids: tuple[str, ...]) -> tuple[str, ...]:
+        """Those of a kept set's ``ids`` Chroma holds (all here; a write buffer leaves out those
+        waiting for their Chroma write, which it searches itself)."""
+        return ids
 
     def vectors_of(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         """``{id: float32 vector}`` for those of ``ids`` that exist (no text or metadata read);

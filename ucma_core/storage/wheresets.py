@@ -25,9 +25,12 @@ record of such a set, so its answer is exact and this one is the same (the same 
 the same order, distances within float32 rounding); a larger kept set is searched by
 Chroma inside its ids (``ids=`` rather than ``where=``: the same search over the same
 admitted records, without evaluating the clause over the whole collection), so its
-approximate answer stays as it was. A clause asked once is never listed, except one
+approximate answer stays as it was. A clause asked once is never listed from Chroma, except one
 that adds one equality to a kept clause (a speaker's search inside a scope), listed at
-its first ask (:meth:`WhereSets.narrows`): the user is known
+its first ask (:meth:`WhereSets.narrows`); and the clause of one user
+(:func:`owner_of`) is listed at its first ask from the memory's own index when the vector
+store has one (:attr:`VectorStore.owned_by <ucma_core.storage.vectors.VectorStore.owned_by>`:
+a folder's keyword index, one scan of its user column, no Chroma read). For the speaker, the user is known
 to search again, and a listing of ids alone costs a fraction of the filtered query (the
 kept members' metadata is never read: reading a few hundred packed records cost a
 user's second search more than all its other Chroma calls).
@@ -74,7 +77,7 @@ import numpy as np
 from ucma_core.storage.clausematch import admits, names
 from ucma_core.storage.vectorcache import VectorCache
 
-__all__ = ["WhereSets", "nearest_among"]
+__all__ = ["WhereSets", "nearest_among", "owner_of"]
 
 #: A clause whose set holds more ids than this is searched by Chroma with the clause (and
 #: not kept). A kept id costs 16 bytes (a slot in the set and one in its sorted members; the
@@ -331,6 +334,15 @@ class WhereSets:
             if gone not in self._asked:
                 self._clauses.pop(gone, None)
 
+    def listable(self, where: Mapping[str, Any], token: int) -> bool:
+        """Whether a listing of ``where`` read now would be kept: sets are kept (and
+        :attr:`settled`), ``token`` is current, and ``where`` is not known to admit more
+        than ``max_ids``."""
+        with self._lock:
+            if not self.enabled or not self.settled or not self._current(token):
+                return False
+            return self._sets.get(_key(where)) is not _TOO_MANY
+
     def narrows(self, where: Mapping[str, Any], token: int) -> bool:
         """Whether ``where`` is ``{"$and": [*clauses, last]}`` with the set of ``clauses`` kept
         at ``token`` and ``last`` one equality on a str or bool (a participant, a tag, a
@@ -354,6 +366,22 @@ class WhereSets:
                 return False  # (while not settled, a listing would not be kept)
             found = self._sets.get(base)
             return found is not None and found is not _TOO_MANY
+
+
+def owner_of(where: Mapping[str, Any]) -> str | None:
+    """The user of a clause that admits exactly one user's records (``{"user_id": user}``,
+    or with ``$eq``), else ``None``.
+
+    Examples:
+        >>> owner_of({"user_id": "ana"}), owner_of({"user_id": {"$eq": ""}})
+        ('ana', '')
+        >>> owner_of({"$and": [{"user_id": "ana"}, {"memory_type": "episodic"}]}) is None
+        True
+    """
+    found = _equality(where)
+    if found is None or found[0] != "user_id" or not isinstance(found[1], str):
+        return None
+    return found[1]
 
 
 def _joins(

@@ -126,12 +126,37 @@ def test_the_names_kept_are_bounded_and_the_census_unchanged(stores: FolderStore
     assert people.census(_SCOPE) == _read_everything(stores)
 
 
-def test_a_census_counted_as_turns_arrive_is_the_census_read_from_scratch(
-    stores: FolderStores, clock
+def test_a_census_counts_new_turns_without_reading_them(
+    stores: FolderStores, clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     people = People(stores.backend, stores.episodic)
     ids = _chat(stores, clock.now - 7200.0)
     assert people.census(_SCOPE) == _read_everything(stores)
     _write(stores, [_draft("Priya and Zainab say hi", clock.now - 60.0, "Sam", "s1")])
-    stores.delete(ids[-1:], scrub=False)
-    assert people.census(_SCOPE) == _read_everything(stores)
+    stores.delete(ids[:1], scrub=False)  # session s0 starts elsewhere now: counted again
+    read = _texts_read(stores, monkeypatch)
+    census = people.census(_SCOPE)
+    assert read == [] and census.mentions["priya"] == 1
+    assert census == _read_everything(stores)
+
+
+def test_a_replacement_that_failed_leaves_the_names_of_the_text_kept(
+    stores: FolderStores, clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    people = People(stores.backend, stores.episodic)
+    ids = _chat(stores, clock.now - 3600.0)
+    node = stores.graph.node(ids[0])
+    draft = _draft("Met Priya at the market", node["timestamp"], "Ana", node["session_id"])
+
+    def fail(memory_id: str) -> None:
+        raise RuntimeError("the process is being stopped")
+
+    monkeypatch.setattr(stores.episodic, "link", fail)
+    with pytest.raises(RuntimeError):
+        stores.replace_episode(ids[0], draft, _EMBEDDER.embed([draft.content])[0])
+    people.rebind(stores.episodic)  # the indexes were rebuilt from the graph (as retrieval does)
+    read = _texts_read(stores, monkeypatch)
+    census = people.census(_SCOPE)
+    assert read == []  # the old text went back through the keyword index: its names with it
+    assert "priya" not in census.mentions and census.mentions["zainab"] == 2
+    assert census == _read_everything(stores)

@@ -75,9 +75,10 @@ MAX_SESSIONS = 5000
 #: sessions they belong to, and at most this many turns of one session); older sessions
 #: count their participants only. Bounds the first query of a scope.
 TEXT_TURNS = 1000
-#: Turns whose names :class:`TurnNames` keeps (about 60 bytes each with the chat corpus's
-#: three names a turn; the ids are the graph's own strings): the newest 800 turns of each of
-#: 20 users, or every turn of a memory of 16k.
+#: Turns whose names :class:`TurnNames` keeps at most: about 80 bytes each with the chat
+#: corpus's three names a turn (the ids are the graph's own strings), 0.8 MiB at 10,000
+#: turns. Every turn of a memory of 12k; at 100,000 turns of 20 users it answers 58-72% of a
+#: first census's turns (the newest 1,000 of each user), the rest are read.
 TURN_NAMES = 16384
 
 _NAME = re.compile(r"(?<![\w'])([^\W\d_][\w-]*)((?:'s|’s|s')(?!\w))?")
@@ -147,7 +148,7 @@ class TurnNames:
     their rows: a follower of the index (:attr:`~ucma_core.storage.keywords.KeywordIndex.followers`)
     that forgets a row's names when the row is rewritten or deleted, so it never answers with
     the names of a text the index no longer holds. At most ``capacity`` ids are kept: past
-    that the older half (in write order) is dropped. Callers serialise access (the memory's
+    that the oldest quarter (in write order) is dropped. Callers serialise access (the memory's
     lock).
 
     Examples:
@@ -177,8 +178,9 @@ class TurnNames:
         for row in rows:
             if row.memory_type == "episodic":
                 held[row.id] = turn_names(row.content)
-        if len(held) > self.capacity:  # a dict drops its oldest half in one pass (no per-entry links)
-            self._names = dict(itertools.islice(held.items(), len(held) - self.capacity // 2, None))
+        if len(held) > self.capacity:  # a plain dict (no per-entry links): the oldest go in one pass
+            keep = self.capacity - self.capacity // 4
+            self._names = dict(itertools.islice(held.items(), len(held) - keep, None))
 
     def forget(self, ids: Iterable[str]) -> None:
         """Drop the names of ``ids`` (their rows are being rewritten or deleted)."""

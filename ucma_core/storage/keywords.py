@@ -24,7 +24,7 @@ import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from ucma_core.errors import StorageError
 from ucma_core.storage.diskspace import storage_error
@@ -40,6 +40,7 @@ __all__ = [
     "KeywordHit",
     "KeywordIndex",
     "KeywordRow",
+    "TextFollower",
     "keyword_row",
     "match_query",
     "search_filters",
@@ -100,6 +101,20 @@ def keyword_row(record: MemoryRecord, stored: dict[str, str | int | float | bool
         timestamp=record.timestamp,
         stored=stored,
     )
+
+
+class TextFollower(Protocol):
+    """Something derived from the texts of a keyword index and kept in step with them (see
+    :attr:`KeywordIndex.followers`)."""
+
+    def wrote(self, rows: Sequence[KeywordRow]) -> None:
+        """``rows`` are stored (their transaction committed)."""
+
+    def forget(self, ids: Iterable[str]) -> None:
+        """The rows of ``ids`` are being rewritten or deleted."""
+
+    def clear(self) -> None:
+        """Any row may have changed."""
 
 
 class KeywordHit(NamedTuple):
@@ -219,6 +234,9 @@ class KeywordIndex:
         self._checkpointer = WalCheckpointer(self.path, max_bytes=_WAL_BYTES)
         #: Texts read recently (:meth:`texts`), forgotten by every write that touches them.
         self.text_cache = TextCache(TEXT_CACHE_SIZE)
+        #: Told of every row written (once committed) and every row rewritten or deleted (before),
+        #: as :attr:`text_cache` forgets: what they derive from texts never outlives a text.
+        self.followers: list[TextFollower] = []
         #: Each searched user's rows: a search tests them instead of reading every match's user.
         self._user_rows = UserRows()
         self._db.create_function("ucma_owned", 1, self._user_rows.chosen)
@@ -256,6 +274,7 @@ class KeywordIndex:
             raise storage_error(e, f"reading keyword index {self.path}") from e
 
     def add(self, rows: Iterable[KeywordRow]) -> None:
+        written = list(rows)
         data = [
             (
                 r.content,
@@ -267,11 +286,11 @@ class KeywordIndex:
                 r.timestamp,
                 None if r.stored is None else json.dumps(r.stored, ensure_ascii=False, allow_nan=False),
             )
-            for r in rows
+            for r in written
         ]
         if not data:
             return
-        self.text_cache.forget(row[1] for row in data)
+        self._forget([row[1] for row in data])
         try:
             self._db.execute("BEGIN")
             for row in data:
@@ -290,12 +309,14 @@ class KeywordIndex:
         except sqlite3.Error as e:
             self._rollback()
             raise storage_error(e, f"writing the keyword index {self.path}") from e
+        for follower in self.followers:
+            follower.wrote(written)
         self._checkpointer.wrote()
 
     def delete(self, ids: Sequence[str]) -> None:
         if not ids:
             return
-        self.text_cache.forget(ids)
+        self._forget(ids)
         try:
             self._db.execute("BEGIN")
             for start in range(0, len(ids), 500):
@@ -318,7 +339,7 @@ class KeywordIndex:
 
     def scrub(self) -> None:
         """Merge the FTS segments and vacuum so deleted text leaves the file."""
-        self.text_cache.clear()
+        self._clear()
         with self._user_rows.lock:
             self._user_rows.clear()
         try:
@@ -460,7 +481,7 @@ class KeywordIndex:
     ) -> int:
         """Replace every row's stored fields with ``rewrite(id, text, fields)`` and set the
         ``meta`` values, all in one transaction; returns how many rows were rewritten."""
-        self.text_cache.clear()
+        self._clear()
         try:
             found = self._db.execute(
                 "SELECT r.id, m.content, r.stored FROM rowids r JOIN memories m ON m.rowid = r.fts "
@@ -479,8 +500,20 @@ class KeywordIndex:
             raise storage_error(e, f"rewriting the keyword index {self.path}") from e
         return len(changed)
 
-    def _rollback(self) -> None:
+    def _forget(self, ids: Sequence[str]) -> None:
+        """Drop what :attr:`text_cache` and the :attr:`followers` hold of ``ids``."""
+        self.text_cache.forget(ids)
+        for follower in self.followers:
+            follower.forget(ids)
+
+    def _clear(self) -> None:
+        """Drop everything :attr:`text_cache` and the :attr:`followers` hold."""
         self.text_cache.clear()
+        for follower in self.followers:
+            follower.clear()
+
+    def _rollback(self) -> None:
+        self._clear()
         with self._user_rows.lock:
             self._user_rows.clear()
         with contextlib.suppress(sqlite3.Error):  # nothing was open

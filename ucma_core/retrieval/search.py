@@ -88,7 +88,8 @@ def first_person(query: str, user_id: str | None) -> str:
         return query
     names = {user_id.lower(), re.split(r"[-_.@\s]", user_id.lower())[0]}
     names = {n for n in names if len(n) >= 2}
-    if not names:
+    folded = query.casefold()
+    if not any(n.casefold() in folded for n in names):  # no pattern to build (a first ask compiles it)
         return query
     alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
     text = re.sub(rf"\b(?:{alternatives})(?:'s|’s|s')(?!\w)", "my", query, flags=re.I)

@@ -201,3 +201,54 @@ def test_memory_marks_survive_reopen(tmp_path: Path) -> None:
         assert report.protected == {"pinned": 1}
         assert mem.get(kept) is not None and mem.get(faded) is None
         assert mem.verify().ok
+
+
+EdgeStep = tuple[str, tuple[str, str], str, float]
+EDGE_STEPS = st.lists(
+    st.tuples(
+        st.sampled_from(["add", "add", "remove", "abort"]),
+        st.sampled_from([("a", "b"), ("b", "c"), ("c", "a"), ("a", "c")]),
+        st.sampled_from(["followed_by", "related_to", "mentions"]),
+        st.sampled_from([1.0, 0.5, 0.9]),
+    ),
+    max_size=30,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(EDGE_STEPS)
+def test_edges_with_equal_weights_stay_independent(steps: list[EdgeStep]) -> None:
+    """Edges of one type and weight share their data object: changing, undoing or replaying
+    one edge never changes another. The model is a dict of each edge's types and weights."""
+    graph = MemoryGraph()
+    for node_id in "abc":
+        graph.put_node(node_id, dict(EPISODE))
+    model: dict[tuple[str, str], dict[str, float]] = {}
+
+    def edges(g: MemoryGraph) -> dict[tuple[str, str], dict[str, float]]:
+        out: dict[tuple[str, str], dict[str, float]] = {}
+        for node_id in "abc":
+            for u, v, t, w in g.edges_of(node_id, direction="out"):
+                out.setdefault((u, v), {})[t] = w
+        return out
+
+    for op, (u, v), kind, weight in steps:
+        if op == "add":
+            graph.add_edge(u, v, kind, weight)
+            model.setdefault((u, v), {})[kind] = weight
+        elif op == "remove":
+            graph.remove_edge(u, v, kind)
+            model.get((u, v), {}).pop(kind, None)
+            if not model.get((u, v), True):
+                del model[(u, v)]
+        else:
+            with pytest.raises(RuntimeError), graph.batch():
+                graph.add_edge(u, v, kind, weight)
+                graph.add_edge(v, u, kind, weight)
+                graph.remove_edge(u, v, "followed_by")
+                raise RuntimeError("undo")
+        assert edges(graph) == model
+
+    again = MemoryGraph()  # the same graph from its snapshot entries
+    again.load(list(graph.snapshot_entries()), [])
+    assert edges(again) == model

@@ -61,15 +61,17 @@ _NO_ATTRS = _NoAttrs()
 class _Edge:
     """The data of one edge: its strongest type's weight and every type's weight.
 
-    Most edges have one type, kept in two slots; a second type adds a small dict.
+    Most edges have one type, kept in two slots; a second type adds a small dict. An edge
+    is never changed once made (:func:`_edge_of` makes a new one), so the edges with one
+    type and the same weight (every ``followed_by`` turn of a session) share one object.
     """
 
     __slots__ = ("kind", "more", "weight")
 
-    def __init__(self) -> None:
-        self.kind = ""
-        self.weight = 0.0
-        self.more: dict[str, float] | None = None
+    def __init__(self, kind: str = "", weight: float = 0.0, more: dict[str, float] | None = None) -> None:
+        self.kind = kind
+        self.weight = weight
+        self.more = more
 
     def update(self, attrs: dict[str, Any]) -> None:  # networkx's add_edge calls it
         if attrs:
@@ -82,10 +84,23 @@ class _Edge:
             out.update(self.more)
         return out
 
-    def set_kinds(self, kinds: dict[str, float]) -> None:
-        items = sorted(kinds.items(), key=lambda kw: -kw[1])
-        self.kind, self.weight = sys.intern(items[0][0]), _weight(float(items[0][1]))
-        self.more = {sys.intern(k): _weight(float(w)) for k, w in items[1:]} or None
+
+#: The one-type edges, one object per (type, weight): most edges of a memory graph are alike.
+_SHARED_EDGES: dict[tuple[str, float], _Edge] = {}
+
+
+def _edge_of(kinds: dict[str, float]) -> _Edge:
+    """The edge holding ``kinds`` (a shared object when it has one type)."""
+    items = sorted(kinds.items(), key=lambda kw: -kw[1])
+    kind, weight = sys.intern(items[0][0]), _weight(float(items[0][1]))
+    if len(items) > 1:
+        return _Edge(kind, weight, {sys.intern(k): _weight(float(w)) for k, w in items[1:]})
+    edge = _SHARED_EDGES.get((kind, weight))
+    if edge is None:
+        edge = _Edge(kind, weight)
+        if len(_SHARED_EDGES) < 4096:
+            _SHARED_EDGES[(kind, weight)] = edge
+    return edge
 
 
 _NONE = object()
@@ -169,6 +184,13 @@ class _DiGraph(nx.DiGraph):  # type: ignore[misc]
         if node_for_adding not in self._succ:
             self._succ[node_for_adding] = _Neighbours()
             self._pred[node_for_adding] = _Neighbours()
+
+    def put_edge(self, u: str, v: str, edge: _Edge) -> None:
+        """Make ``edge`` the data of the edge from ``u`` to ``v`` (both nodes exist); pass
+        the nodes' own id strings, so a new edge keys its maps with them."""
+        self._succ[u][v] = edge
+        self._pred[v][u] = edge
+        nx._clear_cache(self)
 
     def weighted_neighbours(self, node: str) -> list[tuple[str, float]]:
         """``(neighbour, weight)`` of the edges out of ``node``, then of those into it (the
@@ -540,10 +562,8 @@ class MemoryGraph:
         self._g.add_node(node_id)
 
     def _set_edge(self, u: str, v: str, kinds: dict[str, float]) -> None:
-        if not self._g.has_edge(u, v):
-            # the nodes' own id strings, not equal copies (a snapshot or journal line has its own)
-            self._g.add_edge(self._nodes[u].ident, self._nodes[v].ident)
-        self._g.succ[u][v].set_kinds(kinds)
+        # the nodes' own id strings, not equal copies (a snapshot or journal line has its own)
+        self._g.put_edge(self._nodes[u].ident, self._nodes[v].ident, _edge_of(kinds))
 
     def _apply(self, op: Op) -> None:
         kind = op["op"]

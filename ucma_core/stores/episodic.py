@@ -9,7 +9,6 @@ chains are rebuilt from the graph when the folder is opened.
 
 from __future__ import annotations
 
-import bisect
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from ucma_core.records import Episode, MemoryType, Tier
 from ucma_core.scope import Scope
 from ucma_core.storage.graph import EdgeType
 from ucma_core.stores.context import StoreContext, new_id
+from ucma_core.stores.timeline import TimeLine
 
 __all__ = ["EpisodeDraft", "EpisodicStore"]
 
@@ -52,8 +52,8 @@ class EpisodeDraft:
 class EpisodicStore:
     def __init__(self, ctx: StoreContext) -> None:
         self._ctx = ctx
-        self._times: list[tuple[float, str]] = []  # sorted (timestamp, id) over all episodes
-        self._sessions: dict[SessionKey, list[tuple[float, str]]] = {}
+        self._times = TimeLine()  # every episode
+        self._sessions: dict[SessionKey, TimeLine] = {}
         #: Changes whenever an episode enters or leaves the indexes (see :meth:`chains`).
         self.version = next(_VERSIONS)
 
@@ -63,19 +63,23 @@ class EpisodicStore:
 
         Consolidated episodes (those with ``source_ids``) are in the time index but
         not in their session's turn chain."""
-        key = (float(attrs["timestamp"]), memory_id)
+        stamp = float(attrs["timestamp"])
         self.version = next(_VERSIONS)
-        bisect.insort(self._times, key)
+        self._times.insert(stamp, memory_id)
         if not attrs.get("source_ids"):
-            bisect.insort(self._sessions.setdefault(self._session_key(attrs), []), key)
+            key = self._session_key(attrs)
+            chain = self._sessions.get(key)
+            if chain is None:
+                chain = self._sessions[key] = TimeLine()
+            chain.insert(stamp, memory_id)
 
     def unindex(self, memory_id: str, attrs: Mapping[str, Any]) -> None:
-        key = (float(attrs["timestamp"]), memory_id)
+        stamp = float(attrs["timestamp"])
         self.version = next(_VERSIONS)
-        for seq in (self._times, self._sessions.get(self._session_key(attrs), [])):
-            i = bisect.bisect_left(seq, key)
-            if i < len(seq) and seq[i] == key:
-                del seq[i]
+        self._times.remove(stamp, memory_id)
+        chain = self._sessions.get(self._session_key(attrs))
+        if chain is not None:
+            chain.remove(stamp, memory_id)
 
     @staticmethod
     def _session_key(attrs: Mapping[str, Any]) -> SessionKey:
@@ -135,7 +139,7 @@ class EpisodicStore:
             self._ctx.link_sources(memory_id, EdgeType.CONSOLIDATES, 0.9)
             return
         seq = self._sessions[self._session_key(attrs)]
-        i = bisect.bisect_left(seq, (float(attrs["timestamp"]), memory_id))
+        i = seq.position(float(attrs["timestamp"]), memory_id)
         before = seq[i - 1][1] if i > 0 else None
         after = seq[i + 1][1] if i + 1 < len(seq) else None
         if before and after:
@@ -151,9 +155,9 @@ class EpisodicStore:
         attrs = graph.node(memory_id)
         if attrs is None:
             return
-        seq = self._sessions.get(self._session_key(attrs), [])
+        seq = self._sessions.get(self._session_key(attrs)) or TimeLine()
         key = (float(attrs["timestamp"]), memory_id)
-        i = bisect.bisect_left(seq, key)
+        i = seq.position(*key)
         if 0 < i < len(seq) - 1 and seq[i] == key:
             graph.add_edge(seq[i - 1][1], seq[i + 1][1], EdgeType.FOLLOWED_BY, 1.0)
         self.unindex(memory_id, attrs)
@@ -161,20 +165,19 @@ class EpisodicStore:
     # ------------------------------------------------------------------ reads
     def in_range(self, start: float, end: float) -> list[str]:
         """Ids of episodes with ``start <= timestamp <= end``, oldest first (binary search)."""
-        lo = bisect.bisect_left(self._times, (start, ""))
-        hi = bisect.bisect_right(self._times, (end, "\U0010ffff"))
-        return [memory_id for _, memory_id in self._times[lo:hi]]
+        return self._times.between(start, end)
 
     def session(self, user_id: str | None, agent_id: str | None, session_id: str | None) -> list[str]:
         """Episode ids of one session in time order."""
-        return [memory_id for _, memory_id in self._sessions.get((user_id, agent_id, session_id), [])]
+        chain = self._sessions.get((user_id, agent_id, session_id))
+        return chain.ids() if chain is not None else []
 
     def turns(self, scope: Scope) -> list[str]:
         """Ids of the turns (not consolidated episodes) of every session in ``scope``, in
         time order (write order among equal times)."""
         chains = [seq for key, seq in self._sessions.items() if scope.admits_key(*key)]
         if len(chains) == 1:
-            return [memory_id for _, memory_id in chains[0]]
+            return chains[0].ids()
         return [memory_id for _, memory_id in sorted(k for seq in chains for k in seq)]
 
     def chains(self, scope: Scope) -> dict[SessionKey, Sequence[tuple[float, str]]]:

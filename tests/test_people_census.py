@@ -160,3 +160,28 @@ def test_a_replacement_that_failed_leaves_the_names_of_the_text_kept(
     assert read == []  # the old text went back through the keyword index: its names with it
     assert "priya" not in census.mentions and census.mentions["zainab"] == 2
     assert census == _read_everything(stores)
+
+
+def _name(n: int) -> str:
+    return "Ka" + "".join(chr(97 + n // 26**i % 26) for i in range(3))
+
+
+def test_the_names_kept_are_bounded_in_names_too(stores: FolderStores, clock) -> None:
+    """A pasted text naming many things is not kept, and the names held stay under
+    ``max_names`` however many turns: the oldest go. The census is the one read from the texts."""
+    turns = TurnNames(capacity=1000, max_names=640)
+    people = People(stores.backend, stores.episodic, turns=turns)
+    logs: list[str] = []
+    for day in range(80):
+        at = clock.now - 86_400.0 * (day + 1)
+        roster = f"Then {_name(day)} met {_name(day + 100)}. So {_name(day + 200)} met {_name(day + 300)}"
+        log = "Seen: " + ", ".join(_name(n + 1000) for n in range(30))  # more than max_names // 64
+        ids = _write(stores, [_draft(roster, at, "Ana"), _draft(log, at + 1.0, "Sam", "s9")])
+        logs.append(ids[1])
+        assert turns.names_held <= 640
+    held, missing = turns.get(logs)
+    assert held == [] and missing == logs
+    assert 0 < len(turns) < 80 and turns.names_held > 640 // 2
+    assert people.census(_SCOPE) == _read_everything(stores)
+    turns.forget(stores.episodic.turns(_SCOPE))
+    assert turns.names_held == 0 and len(turns) == 0

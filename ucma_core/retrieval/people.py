@@ -80,6 +80,10 @@ TEXT_TURNS = 1000
 #: turns. Every turn of a memory of 12k; at 100,000 turns of 20 users it answers 58-72% of a
 #: first census's turns (the newest 1,000 of each user), the rest are read.
 TURN_NAMES = 16384
+#: Names :class:`TurnNames` keeps at most over all its turns (8 bytes each in a turn's tuple;
+#: the strings are interned and shared): a pasted log naming thousands of things is bounded
+#: too. A turn naming more than 1/64 of it is not kept (its text is read when needed).
+TURN_NAME_SLOTS = 262_144
 
 _NAME = re.compile(r"(?<![\w'])([^\W\d_][\w-]*)((?:'s|’s|s')(?!\w))?")
 _SPACES = re.compile(r"\s{2,}")
@@ -147,9 +151,9 @@ class TurnNames:
     """The :func:`turn_names` of episodes, by memory id, worked out as a keyword index writes
     their rows: a follower of the index (:attr:`~ucma_core.storage.keywords.KeywordIndex.followers`)
     that forgets a row's names when the row is rewritten or deleted, so it never answers with
-    the names of a text the index no longer holds. At most ``capacity`` ids are kept: past
-    that the oldest quarter (in write order) is dropped. Callers serialise access (the memory's
-    lock).
+    the names of a text the index no longer holds. At most ``capacity`` ids and ``max_names``
+    names over all of them are kept: past either, the oldest (in write order) are dropped down
+    to three quarters of it. Callers serialise access (the memory's lock).
 
     Examples:
         >>> from ucma_core.storage.keywords import KeywordRow
@@ -163,34 +167,54 @@ class TurnNames:
         ([], ['a'])
     """
 
-    def __init__(self, capacity: int = TURN_NAMES) -> None:
+    def __init__(self, capacity: int = TURN_NAMES, max_names: int = TURN_NAME_SLOTS) -> None:
         self.capacity = max(0, int(capacity))
+        self.max_names = max(0, int(max_names))
         self._names: dict[str, tuple[str, ...]] = {}
+        self._held = 0
 
     def __len__(self) -> int:
         return len(self._names)
 
+    @property
+    def names_held(self) -> int:
+        """How many names the kept turns hold in all (at most :attr:`max_names`)."""
+        return self._held
+
     def wrote(self, rows: Sequence[KeywordRow]) -> None:
         """Work out the names of the episodes among ``rows`` (their rows are stored)."""
-        if not self.capacity:
+        if not self.capacity or not self.max_names:
             return
         held = self._names
+        largest = max(1, self.max_names // 64)
         for row in rows:
             if row.memory_type == "episodic":
-                held[row.id] = turn_names(row.content)
-        if len(held) > self.capacity:  # a plain dict (no per-entry links): the oldest go in one pass
-            keep = self.capacity - self.capacity // 4
-            self._names = dict(itertools.islice(held.items(), len(held) - keep, None))
+                said = turn_names(row.content)
+                self._held -= len(held.pop(row.id, ()))
+                if len(said) <= largest:
+                    held[row.id] = said
+                    self._held += len(said)
+        if len(held) > self.capacity or self._held > self.max_names:
+            # a plain dict (no per-entry links): the oldest go in one pass
+            keep, budget = self.capacity - self.capacity // 4, self.max_names - self.max_names // 4
+            kept, size = 0, 0
+            for said in reversed(held.values()):
+                if kept == keep or size + len(said) > budget:
+                    break
+                kept, size = kept + 1, size + len(said)
+            self._names = dict(itertools.islice(held.items(), len(held) - kept, None))
+            self._held = size
 
     def forget(self, ids: Iterable[str]) -> None:
         """Drop the names of ``ids`` (their rows are being rewritten or deleted)."""
         held = self._names
         for memory_id in ids:
-            held.pop(memory_id, None)
+            self._held -= len(held.pop(memory_id, ()))
 
     def clear(self) -> None:
         """Drop everything."""
         self._names = {}
+        self._held = 0
 
     def get(self, ids: Iterable[str]) -> tuple[list[tuple[str, ...]], list[str]]:
         """The :func:`turn_names` held for ``ids``, and the ids whose names are not held."""

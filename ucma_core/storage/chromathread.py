@@ -107,9 +107,27 @@ class ChromaThread:
             self._thread.join(self.timeout)
 
     def abandon(self, reason: str) -> None:
-        """Make the caller waiting on the running call return now, with ``reason``."""
+        """Make every caller waiting on this thread return now, with ``reason``: the running
+        call's and those of the calls queued behind it, which then never run. The running call
+        may be one nobody waits for (a read queued without waiting), and the call that should
+        stop may be the one behind it.
+
+        Examples:
+            >>> import threading
+            >>> thread, gate = ChromaThread(timeout=5.0), threading.Event()
+            >>> running, queued = thread.submit(gate.wait), thread.submit(lambda: "never run")
+            >>> thread.abandon("the disk is full")
+            >>> thread.wait(queued)
+            Traceback (most recent call last):
+              ...
+            ucma_core.storage.chromathread.CallAbandoned: the disk is full
+            >>> _ = gate.set(), thread.stop(wait=True)
+        """
         with self._ready:
-            future = self._current
-        if future is not None:
-            with contextlib.suppress(InvalidStateError):
+            futures = [future for _, future in self._jobs]
+            self._jobs.clear()
+            if self._current is not None:
+                futures.insert(0, self._current)
+        for future in futures:
+            with contextlib.suppress(InvalidStateError):  # finished meanwhile
                 future.set_exception(CallAbandoned(reason))

@@ -157,3 +157,46 @@ def test_vectors_written_are_read_back_as_chroma_holds_them(store: VectorStore, 
     store.add(many, rng.normal(size=(17, 32)).tolist(), many, [{"n": n} for n in range(17)])
     store.count()
     assert store.cache.get(many) == {}
+
+
+def test_a_wide_set_held_in_the_cache_is_ranked_exactly_in_the_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A set wider than Chroma's search breadth (100 by default) is searched by Chroma inside
+    its ids, unless the vector cache holds it: then it is ranked in the process, exactly. The
+    answers are those of a memory with an exact Chroma index (``search_ef`` above the number
+    of records) that asks Chroma's filter each time."""
+    group = GroupCommitConfig(enabled=False)
+    exact = ChromaConfig(search_ef=1000)
+    items = [
+        {
+            "content": _text(n),
+            "user_id": "bob" if n % 4 == 0 else "ana",
+            "timestamp": NOW - 1000 + n,
+            "keep": True,
+        }
+        for n in range(240)  # 180 of them Ana's
+    ]
+    with (
+        Memory(tmp_path / "m", embedder=HashingEmbedder(), config=MemoryConfig(group_commit=group)) as mem,
+        Memory(
+            tmp_path / "exact",
+            embedder=HashingEmbedder(),
+            config=MemoryConfig(group_commit=group, chroma=exact, vector_cache_size=0),
+        ) as reference,
+    ):
+        for memory in (mem, reference):
+            memory.observe_many(items)  # one write, its vectors read back into the cache
+        expected = {question: _ask(reference, question, "ana") for question in QUESTIONS}
+        queried: list[dict[str, Any]] = []
+        query = Collection.query
+
+        def recorded(self: Collection, *args: Any, **kwargs: Any) -> Any:
+            queried.append(kwargs)
+            return query(self, *args, **kwargs)
+
+        monkeypatch.setattr(Collection, "query", recorded)
+        for question in QUESTIONS:
+            assert _ask(mem, question, "ana") == expected[question]
+        assert queried == []  # no Chroma query: the 180 vectors are cached
+        assert mem.stats()["where_sets"]["sets"] == 1

@@ -119,8 +119,9 @@ def test_a_set_is_kept_from_a_listing_of_ids_alone(
 
 @pytest.fixture
 def narrow_index(tmp_path: Path) -> Iterator[VectorStore]:
-    """The fixture's records in an index whose search breadth (5) is below the clause's 10."""
-    vectors = VectorStore(ChromaConfig(search_ef=5), tmp_path, cache_size=64)
+    """The fixture's records in an index whose search breadth (5) is below the clause's 10,
+    with a vector cache too small to hold the set (a quarter of 32 is 8): Chroma answers."""
+    vectors = VectorStore(ChromaConfig(search_ef=5), tmp_path, cache_size=32)
     vectors.use("narrow-test", create=True, folder_id="f")
     rng = np.random.default_rng(7)
     ids = [f"m{n}" for n in range(40)]

@@ -55,6 +55,11 @@ class RowCache:
     def __len__(self) -> int:
         return len(self._rows)
 
+    @property
+    def room(self) -> int:
+        """How many vectors of the length held it can hold (``0`` before the first)."""
+        return self._limit
+
     def __contains__(self, key: object) -> bool:
         return key in self._rows
 

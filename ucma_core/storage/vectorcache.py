@@ -128,6 +128,25 @@ class VectorCache:
             self.reads += self.misses > missed
         return found
 
+    @property
+    def room(self) -> int:
+        """How many vectors it can hold within both bounds (``0`` until it holds one: the
+        bytes bound depends on their length)."""
+        return self._rows.room
+
+    def lacks(self, ids: Iterable[str]) -> int:
+        """How many of ``ids`` it does not hold (nothing is counted or made recent).
+
+        Examples:
+            >>> cache = VectorCache(4)
+            >>> cache.put({"a": np.ones(2, dtype=np.float32)}, cache.token())
+            >>> cache.lacks(["a", "b", "c"]), cache.room, cache.misses
+            (2, 4, 0)
+        """
+        rows = self._rows
+        with self._lock:
+            return sum(memory_id not in rows for memory_id in ids)
+
     def token(self) -> int:
         """Take before a read whose answer will be :meth:`put`."""
         return self._writes

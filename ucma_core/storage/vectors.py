@@ -508,7 +508,8 @@ class VectorStore:
 
     def answered_here(self, where: Where | None, n: int) -> bool:
         """Whether a search of ``n`` inside ``where`` is answered in the process from a kept
-        set (:meth:`nearest_later` is then done when it returns)."""
+        set no larger than the search breadth (:meth:`nearest_later` is then done when it
+        returns; a larger set held in :attr:`cache` may be too, which this does not tell)."""
         size = self.where_sets.size(where) if where else None
         return size is not None and size <= self._breadth(n)
 
@@ -524,8 +525,9 @@ class VectorStore:
     ) -> Callable[[], list[tuple[str, float, np.ndarray]]] | None:
         """:meth:`nearest_later` inside a kept set of ids ``where`` admits (see
         :mod:`~ucma_core.storage.wheresets`): in the process for a set no larger than the
-        search breadth, by Chroma inside the listed ids for a larger one; ``None``: ask
-        Chroma with ``where``."""
+        search breadth, or one that fits in a quarter of :attr:`cache` and lacks no more
+        vectors there than that breadth; by Chroma inside the listed ids for another; ``None``:
+        ask Chroma with ``where``."""
         token = self.cache.token()
         sets = self.where_sets
         ids = sets.get(where, token)
@@ -545,11 +547,13 @@ class VectorStore:
             if ids is None:
                 return None
         ids = self._stored(ids)
-        if len(ids) > self._breadth(n):
-            # Chroma's index is approximate beyond its search breadth: it answers, inside the ids
+        breadth = self._breadth(n)
+        if len(ids) > breadth and (len(ids) > self.cache.room // 4 or self.cache.lacks(ids) > breadth):
+            # Chroma's index is approximate beyond its search breadth: it answers, inside the
+            # ids, unless the cache holds the set (less a read no larger than a small set's)
             return self._query_later(vector, n, where, ids)
         # the members' stored vectors (not a write buffer's): a read of those not cached runs on
-        # the worker meanwhile, as a query would
+        # the worker meanwhile, as a query would; the set is then ranked here, exactly
         read = VectorStore.vectors_of_later(self, ids)
 
         def near() -> list[tuple[str, float, np.ndarray]]:
